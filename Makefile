@@ -1,0 +1,40 @@
+# vecbsp: top-level entry points. CMake does the building; this file only
+# makes sure the dependencies are present and names the jobs.
+BUILD   ?= build
+JOBS    ?= 2
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+.PHONY: all deps build check demo asan fuzz bench validate docs clean
+
+all: build
+
+deps:
+	@scripts/setup-deps.sh
+
+$(BUILD)/CMakeCache.txt: | deps
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+
+build: deps $(BUILD)/CMakeCache.txt
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# Every test; ctest's closing line counts them.
+check: build
+	@ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure
+
+# The test suite under AddressSanitizer and UndefinedBehaviorSanitizer.
+asan: deps
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DVECBSP_SANITIZE=ON >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+	@ctest --test-dir build-asan -j $(JOBS) --output-on-failure
+
+# The parser fuzz target (libFuzzer), FUZZ_SECONDS long.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@VECBSP_FUZZ=1 scripts/setup-deps.sh
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
+
+demo: build
+	@scripts/demo.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz

@@ -1,0 +1,400 @@
+/* core.c: the BSPlib calls that only record work for the next sync, shared by both backends. */
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bsp_internal.h"
+
+_Thread_local struct bsp_proc *bsp_self;
+
+/* ---- small utilities ---- */
+
+void *bsp_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fputs("bsp: error: out of memory\n", stderr);
+        bsp_backend_halt();
+    }
+    return p;
+}
+
+void *bsp_xcalloc(size_t count, size_t n)
+{
+    void *p = calloc(count ? count : 1, n ? n : 1);
+    if (!p) {
+        fputs("bsp: error: out of memory\n", stderr);
+        bsp_backend_halt();
+    }
+    return p;
+}
+
+void bsp_buf_reserve(struct bsp_buf *b, size_t n)
+{
+    if (b->cap >= n)
+        return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < n)
+        cap *= 2;
+    char *data = realloc(b->data, cap);
+    if (!data) {
+        fputs("bsp: error: out of memory\n", stderr);
+        bsp_backend_halt();
+    }
+    b->data = data;
+    b->cap = cap;
+}
+
+void *bsp_buf_append(struct bsp_buf *b, size_t n)
+{
+    bsp_buf_reserve(b, b->len + n);
+    void *p = b->data + b->len;
+    b->len += n;
+    return p;
+}
+
+void bsp_buf_free(struct bsp_buf *b)
+{
+    free(b->data);
+    *b = (struct bsp_buf){0};
+}
+
+void bsp_outbox_clear(struct bsp_outbox *box)
+{
+    box->puts.len = box->msgs.len = box->gets.len = box->hps.len = 0;
+}
+
+void bsp_outbox_free(struct bsp_outbox *box)
+{
+    bsp_buf_free(&box->puts);
+    bsp_buf_free(&box->msgs);
+    bsp_buf_free(&box->gets);
+    bsp_buf_free(&box->hps);
+}
+
+static size_t pad8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+double bsp_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* BSP_NPROCS as set by bsprun, or 0 when absent or malformed. */
+int bsp_env_nprocs(void)
+{
+    const char *s = getenv("BSP_NPROCS");
+    if (!s || !*s)
+        return 0;
+    char *end;
+    long n = strtol(s, &end, 10);
+    return (*end || n < 1 || n > 1 << 20) ? 0 : (int)n;
+}
+
+void bsp_proc_init(struct bsp_proc *proc, int pid, int nprocs)
+{
+    *proc = (struct bsp_proc){.pid = pid, .nprocs = nprocs};
+    proc->start = proc->prof_mark = bsp_clock();
+}
+
+void bsp_proc_free(struct bsp_proc *proc)
+{
+    bsp_buf_free(&proc->slots);
+    bsp_buf_free(&proc->regops);
+    bsp_buf_free(&proc->queue);
+    bsp_buf_free(&proc->prof_steps);
+}
+
+/* ---- errors and halting ---- */
+
+/* Only the first of several simultaneous failures gets to print. */
+static atomic_flag bsp_halting = ATOMIC_FLAG_INIT;
+
+static _Noreturn void bsp_halt_with(const char *prefix, const char *fmt, va_list ap)
+{
+    if (atomic_flag_test_and_set(&bsp_halting)) {
+        for (;;)
+            pause(); /* the winner is ending the program */
+    }
+    fflush(stdout);
+    if (prefix)
+        fputs(prefix, stderr);
+    vfprintf(stderr, fmt, ap);
+    if (prefix)
+        fputc('\n', stderr);
+    fflush(stderr);
+    bsp_backend_halt();
+}
+
+void bsp_fail(const struct bsp_proc *proc, const char *fmt, ...)
+{
+    char prefix[64];
+    if (proc)
+        snprintf(prefix, sizeof prefix, "bsp: error: pid %d: ", proc->pid);
+    else
+        snprintf(prefix, sizeof prefix, "bsp: error: ");
+    va_list ap;
+    va_start(ap, fmt);
+    bsp_halt_with(prefix, fmt, ap);
+}
+
+void bsp_vabort(const char *format, va_list args)
+{
+    bsp_halt_with(NULL, format, args);
+}
+
+void bsp_abort(const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    bsp_vabort(format, ap);
+}
+
+/* Lets the process that reports a collective error end everybody; the
+ * bound only matters if that process itself is stuck. */
+void bsp_await_halt(void)
+{
+    sleep(30);
+    bsp_backend_halt();
+}
+
+struct bsp_proc *bsp_need_self(const char *call)
+{
+    if (!bsp_self)
+        bsp_fail(NULL, "%s called outside bsp_begin .. bsp_end", call);
+    return bsp_self;
+}
+
+/* ---- enquiry ---- */
+
+bsp_pid_t bsp_pid(void)
+{
+    return bsp_need_self("bsp_pid")->pid;
+}
+
+double bsp_time(void)
+{
+    return bsp_clock() - bsp_need_self("bsp_time")->start;
+}
+
+/* ---- registration ---- */
+
+void bsp_push_reg(const void *ident, bsp_size_t size)
+{
+    struct bsp_proc *me = bsp_need_self("bsp_push_reg");
+    if (size < 0)
+        bsp_fail(me, "bsp_push_reg: negative size %d", size);
+    struct bsp_regop *op = bsp_buf_append(&me->regops, sizeof *op);
+    *op = (struct bsp_regop){.addr = ident, .size = (size_t)size, .push = true};
+}
+
+/* The most recent registration of addr, skipping those already popped
+ * this superstep when skip_popping is set; -1 if none. */
+static long find_slot(const struct bsp_proc *me, const void *addr, bool skip_popping)
+{
+    const struct bsp_slot *slots = (const struct bsp_slot *)me->slots.data;
+    for (size_t i = me->slots.len / sizeof *slots; i-- > 0;)
+        if (slots[i].active && slots[i].addr == addr && !(skip_popping && slots[i].popping))
+            return (long)i;
+    return -1;
+}
+
+void bsp_pop_reg(const void *ident)
+{
+    struct bsp_proc *me = bsp_need_self("bsp_pop_reg");
+    long slot = find_slot(me, ident, true);
+    if (slot < 0)
+        bsp_fail(me, "bsp_pop_reg: %p is not registered (superstep %llu; a "
+                 "registration takes effect at the next bsp_sync)",
+                 ident, (unsigned long long)me->superstep);
+    ((struct bsp_slot *)me->slots.data)[slot].popping = true;
+    struct bsp_regop *op = bsp_buf_append(&me->regops, sizeof *op);
+    *op = (struct bsp_regop){.slot = (size_t)slot};
+}
+
+/* ---- DRMA ---- */
+
+/* Checks what the caller can check alone and returns the slot of addr;
+ * the remote bounds are checked by whoever touches the remote memory. */
+static uint64_t check_drma(struct bsp_proc *me, const char *call, bsp_pid_t pid,
+                           const void *addr, bsp_size_t offset, bsp_size_t nbytes)
+{
+    if (pid < 0 || pid >= me->nprocs)
+        bsp_fail(me, "%s: pid %d out of range 0..%d", call, pid, me->nprocs - 1);
+    if (offset < 0 || nbytes < 0)
+        bsp_fail(me, "%s: negative offset %d or size %d", call, offset, nbytes);
+    long slot = find_slot(me, addr, false);
+    if (slot < 0)
+        bsp_fail(me, "%s: %p is not a registered area (superstep %llu; a "
+                 "registration takes effect at the next bsp_sync)",
+                 call, addr, (unsigned long long)me->superstep);
+    me->prof.messages++;
+    return (uint64_t)slot;
+}
+
+static void count_sent(struct bsp_proc *me, bsp_pid_t pid, uint64_t nbytes)
+{
+    if (bsp_profile_enabled && pid != me->pid) {
+        me->prof.bytes_sent += nbytes;
+        me->prof.words_sent += bsp_words(nbytes);
+    }
+}
+
+static void count_received(struct bsp_proc *me, bsp_pid_t pid, uint64_t nbytes)
+{
+    if (bsp_profile_enabled && pid != me->pid) {
+        me->prof.bytes_received += nbytes;
+        me->prof.words_received += bsp_words(nbytes);
+    }
+}
+
+void bsp_put(bsp_pid_t pid, const void *src, void *dst, bsp_size_t offset,
+             bsp_size_t nbytes)
+{
+    struct bsp_proc *me = bsp_need_self("bsp_put");
+    uint64_t slot = check_drma(me, "bsp_put", pid, dst, offset, nbytes);
+    struct bsp_put_rec *rec =
+        bsp_buf_append(&me->out[pid].puts, sizeof *rec + pad8((size_t)nbytes));
+    *rec = (struct bsp_put_rec){slot, (uint64_t)offset, (uint64_t)nbytes};
+    if (nbytes)
+        memcpy(rec + 1, src, (size_t)nbytes);
+    count_sent(me, pid, (uint64_t)nbytes);
+}
+
+void bsp_hpput(bsp_pid_t pid, const void *src, void *dst, bsp_size_t offset,
+               bsp_size_t nbytes)
+{
+    if (!bsp_backend_direct_hp) {
+        bsp_put(pid, src, dst, offset, nbytes);
+        return;
+    }
+    struct bsp_proc *me = bsp_need_self("bsp_hpput");
+    uint64_t slot = check_drma(me, "bsp_hpput", pid, dst, offset, nbytes);
+    struct bsp_hp_req *req = bsp_buf_append(&me->out[pid].hps, sizeof *req);
+    *req = (struct bsp_hp_req){slot, (uint64_t)offset, (uint64_t)nbytes, src};
+    me->flags |= BSP_HAS_HPS;
+    count_sent(me, pid, (uint64_t)nbytes);
+}
+
+void bsp_get(bsp_pid_t pid, const void *src, bsp_size_t offset, void *dst,
+             bsp_size_t nbytes)
+{
+    struct bsp_proc *me = bsp_need_self("bsp_get");
+    uint64_t slot = check_drma(me, "bsp_get", pid, src, offset, nbytes);
+    struct bsp_get_req *req = bsp_buf_append(&me->out[pid].gets, sizeof *req);
+    *req = (struct bsp_get_req){slot, (uint64_t)offset, (uint64_t)nbytes,
+                                (uint64_t)(uintptr_t)dst};
+    me->flags |= BSP_HAS_GETS;
+    count_received(me, pid, (uint64_t)nbytes);
+}
+
+/* Both backends serve gets at the sync already; there is no faster way. */
+void bsp_hpget(bsp_pid_t pid, const void *src, bsp_size_t offset, void *dst,
+               bsp_size_t nbytes)
+{
+    bsp_get(pid, src, offset, dst, nbytes);
+}
+
+/* ---- BSMP ---- */
+
+void bsp_set_tagsize(bsp_size_t *tag_nbytes)
+{
+    struct bsp_proc *me = bsp_need_self("bsp_set_tagsize");
+    if (*tag_nbytes < 0)
+        bsp_fail(me, "bsp_set_tagsize: negative size %d", *tag_nbytes);
+    bsp_size_t old = (bsp_size_t)me->tagsize_next;
+    me->tagsize_next = (size_t)*tag_nbytes;
+    *tag_nbytes = old;
+}
+
+void bsp_send(bsp_pid_t pid, const void *tag, const void *payload,
+              bsp_size_t payload_nbytes)
+{
+    struct bsp_proc *me = bsp_need_self("bsp_send");
+    if (pid < 0 || pid >= me->nprocs)
+        bsp_fail(me, "bsp_send: pid %d out of range 0..%d", pid, me->nprocs - 1);
+    if (payload_nbytes < 0)
+        bsp_fail(me, "bsp_send: negative size %d", payload_nbytes);
+    size_t tagsize = me->tagsize, nbytes = (size_t)payload_nbytes;
+    struct bsp_msg_rec *rec =
+        bsp_buf_append(&me->out[pid].msgs, sizeof *rec + pad8(tagsize) + pad8(nbytes));
+    *rec = (struct bsp_msg_rec){tagsize, nbytes};
+    char *body = (char *)(rec + 1);
+    if (tagsize)
+        memcpy(body, tag, tagsize);
+    if (nbytes)
+        memcpy(body + pad8(tagsize), payload, nbytes);
+    me->prof.messages++;
+    count_sent(me, pid, tagsize + nbytes);
+}
+
+static const struct bsp_msg_rec *queue_front(const struct bsp_proc *me)
+{
+    const struct bsp_msg_rec *const *q = (const struct bsp_msg_rec *const *)me->queue.data;
+    return me->qhead < me->queue.len / sizeof *q ? q[me->qhead] : NULL;
+}
+
+static const char *msg_tag(const struct bsp_msg_rec *m)
+{
+    return (const char *)(m + 1);
+}
+
+static const char *msg_payload(const struct bsp_msg_rec *m)
+{
+    return msg_tag(m) + pad8((size_t)m->tagsize);
+}
+
+void bsp_qsize(bsp_nprocs_t *nmessages, bsp_size_t *accum_nbytes)
+{
+    struct bsp_proc *me = bsp_need_self("bsp_qsize");
+    const struct bsp_msg_rec *const *q = (const struct bsp_msg_rec *const *)me->queue.data;
+    size_t n = me->queue.len / sizeof *q, bytes = 0;
+    for (size_t i = me->qhead; i < n; i++)
+        bytes += (size_t)q[i]->nbytes;
+    *nmessages = (bsp_nprocs_t)(n - me->qhead);
+    if (accum_nbytes)
+        *accum_nbytes = (bsp_size_t)bytes;
+}
+
+void bsp_get_tag(bsp_size_t *status, void *tag)
+{
+    const struct bsp_msg_rec *m = queue_front(bsp_need_self("bsp_get_tag"));
+    *status = m ? (bsp_size_t)m->nbytes : -1;
+    if (m && m->tagsize)
+        memcpy(tag, msg_tag(m), (size_t)m->tagsize);
+}
+
+void bsp_move(void *payload, bsp_size_t reception_nbytes)
+{
+    struct bsp_proc *me = bsp_need_self("bsp_move");
+    const struct bsp_msg_rec *m = queue_front(me);
+    if (!m)
+        bsp_fail(me, "bsp_move: the message queue is empty");
+    size_t n = reception_nbytes < 0 ? 0 : (size_t)reception_nbytes;
+    if (n > m->nbytes)
+        n = (size_t)m->nbytes;
+    if (n)
+        memcpy(payload, msg_payload(m), n);
+    me->qhead++;
+}
+
+bsp_size_t bsp_hpmove(void **tag_ptr, void **payload_ptr)
+{
+    struct bsp_proc *me = bsp_need_self("bsp_hpmove");
+    const struct bsp_msg_rec *m = queue_front(me);
+    if (!m)
+        return -1;
+    /* The queue lives until the next sync, as the standard promises. */
+    *tag_ptr = (void *)msg_tag(m);
+    *payload_ptr = (void *)msg_payload(m);
+    me->qhead++;
+    return (bsp_size_t)m->nbytes;
+}

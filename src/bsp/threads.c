@@ -1,0 +1,235 @@
+/* threads.c: the POSIX threads backend: one address space, so a sync is barriers plus copies. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "barrier.h"
+#include "bsp_internal.h"
+
+const char bsp_backend_name[] = "threads";
+const bool bsp_backend_direct_hp = true;
+
+/* Found by bsprun in the binary to choose the backend. */
+const char bsp_backend_marker[] = "vecbsp-bsp-backend=threads";
+
+/* A process of the team. Everything a process writes during superstep s
+ * goes to the buffers of parity s % 2, which the others read during the
+ * sync and, for messages, during superstep s + 1; the writer clears them
+ * at the next sync, after its first barrier. */
+struct thr_proc {
+    struct bsp_proc base;          /* must stay first: bsp_self points here */
+    struct bsp_outbox *boxes[2];   /* per parity, one outbox per destination */
+    struct bsp_header headers[2];  /* per parity, this process's sync header */
+    pthread_t thread;              /* the thread running it (pid > 0) */
+};
+
+/* The SPMD section in progress. */
+struct thr_team {
+    int nprocs;                  /* team size */
+    struct thr_proc *procs;      /* the processes, by pid */
+    struct bsp_barrier barrier;  /* the one barrier every phase uses */
+};
+
+static struct thr_team *thr_team;
+
+/* What bsp_init recorded: the SPMD function and the program's arguments. */
+static void (*thr_spmd)(void);
+static int thr_argc;
+static char **thr_argv;
+
+/* Set in a spawned thread until its SPMD function calls bsp_begin. */
+static _Thread_local struct thr_proc *thr_pending;
+
+extern int main(int argc, char **argv);
+
+void bsp_backend_halt(void)
+{
+    fflush(NULL);
+    _exit(1);
+}
+
+void bsp_init(void (*spmd)(void), int argc, char **argv)
+{
+    thr_spmd = spmd;
+    thr_argc = argc;
+    thr_argv = argv;
+}
+
+bsp_nprocs_t bsp_nprocs(void)
+{
+    if (bsp_self)
+        return bsp_self->nprocs;
+    int n = bsp_env_nprocs();
+    if (n)
+        return n;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? (bsp_nprocs_t)cores : 1;
+}
+
+/* Without bsp_init the SPMD function is main, which the standard requires
+ * to begin with bsp_begin; it gets the program's own arguments, read back
+ * from /proc since nobody handed them to us. */
+static void load_cmdline(void)
+{
+    static struct bsp_buf text, args;
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    if (f) {
+        char chunk[4096];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+            memcpy(bsp_buf_append(&text, n), chunk, n);
+        fclose(f);
+    }
+    *(char *)bsp_buf_append(&text, 1) = '\0';
+    for (size_t at = 0; at + 1 < text.len; at += strlen(text.data + at) + 1)
+        *(char **)bsp_buf_append(&args, sizeof(char *)) = text.data + at;
+    thr_argc = (int)(args.len / sizeof(char *));
+    *(char **)bsp_buf_append(&args, sizeof(char *)) = NULL;
+    thr_argv = (char **)args.data;
+}
+
+static void *thr_run(void *arg)
+{
+    thr_pending = arg;
+    if (thr_spmd)
+        thr_spmd();
+    else
+        main(thr_argc, thr_argv);
+    bsp_fail(&((struct thr_proc *)arg)->base,
+             "the SPMD function returned without calling bsp_end");
+}
+
+static void thr_proc_init(struct thr_proc *tp, int pid, int nprocs)
+{
+    bsp_proc_init(&tp->base, pid, nprocs);
+    for (int par = 0; par < 2; par++)
+        tp->boxes[par] = bsp_xcalloc((size_t)nprocs, sizeof(struct bsp_outbox));
+    tp->base.out = tp->boxes[0];
+}
+
+static void thr_proc_free(struct thr_proc *tp)
+{
+    for (int par = 0; par < 2; par++) {
+        for (int j = 0; j < tp->base.nprocs; j++)
+            bsp_outbox_free(&tp->boxes[par][j]);
+        free(tp->boxes[par]);
+    }
+    bsp_proc_free(&tp->base);
+}
+
+void bsp_begin(bsp_nprocs_t maxprocs)
+{
+    if (thr_pending) {
+        bsp_self = &thr_pending->base;
+        thr_pending = NULL;
+        return;
+    }
+    if (bsp_self || thr_team)
+        bsp_fail(NULL, "bsp_begin called twice");
+    if (maxprocs < 1)
+        bsp_fail(NULL, "bsp_begin: %d processes requested", maxprocs);
+    if (!thr_spmd && !thr_argv)
+        load_cmdline();
+    bsp_profile_start();
+    struct thr_team *team = bsp_xcalloc(1, sizeof *team);
+    team->nprocs = maxprocs;
+    team->procs = bsp_xcalloc((size_t)maxprocs, sizeof *team->procs);
+    bsp_barrier_init(&team->barrier, (unsigned)maxprocs);
+    for (int pid = 0; pid < maxprocs; pid++)
+        thr_proc_init(&team->procs[pid], pid, maxprocs);
+    thr_team = team;
+    for (int pid = 1; pid < maxprocs; pid++)
+        if (pthread_create(&team->procs[pid].thread, NULL, thr_run, &team->procs[pid]))
+            bsp_fail(NULL, "bsp_begin: cannot start thread %d", pid);
+    bsp_self = &team->procs[0].base;
+}
+
+/* In this address space a get is the requester's own copy, made while
+ * every process is between the first two barriers and nobody writes. */
+static void thr_do_gets(struct thr_proc *me, int par)
+{
+    for (int j = 0; j < me->base.nprocs; j++) {
+        const struct bsp_buf *gets = &me->boxes[par][j].gets;
+        const struct bsp_get_req *req = (const struct bsp_get_req *)gets->data;
+        for (size_t i = 0; i < gets->len / sizeof *req; i++) {
+            const char *src = bsp_step_resolve(&thr_team->procs[j].base, "bsp_get",
+                                               me->base.pid, req[i].slot,
+                                               req[i].offset, req[i].nbytes);
+            if (req[i].nbytes)
+                memcpy((void *)(uintptr_t)req[i].dst, src, (size_t)req[i].nbytes);
+        }
+    }
+}
+
+/* Everything addressed to me this superstep, read from the senders'
+ * buffers in pid order. */
+static void thr_deliver(struct thr_proc *me, int par)
+{
+    bsp_step_begin_delivery(&me->base);
+    for (int j = 0; j < me->base.nprocs; j++) {
+        const struct bsp_outbox *box = &thr_team->procs[j].boxes[par][me->base.pid];
+        bsp_step_count_served(&me->base, j, &box->gets);
+        bsp_step_apply_puts(&me->base, j, &box->puts);
+        bsp_step_apply_hps(&me->base, j, &box->hps);
+        bsp_step_queue_msgs(&me->base, j, &box->msgs);
+    }
+}
+
+static void thr_sync(struct thr_proc *me, uint32_t kind)
+{
+    struct thr_team *team = thr_team;
+    int par = (int)(me->base.superstep & 1);
+    bsp_step_header(&me->base, kind, &me->headers[par]);
+    bsp_barrier_wait(&team->barrier);
+
+    uint32_t flags = 0;
+    for (int j = 0; j < team->nprocs; j++) {
+        bsp_step_check(&me->base, &team->procs[0].headers[par], &team->procs[j].headers[par], j);
+        flags |= team->procs[j].headers[par].flags;
+    }
+    if (flags & BSP_HAS_GETS) {
+        thr_do_gets(me, par);
+        bsp_barrier_wait(&team->barrier);
+    }
+    for (int j = 0; j < team->nprocs; j++)
+        bsp_outbox_clear(&me->boxes[!par][j]);
+    me->base.out = me->boxes[!par];
+    thr_deliver(me, par);
+    /* hpput sources belong to their senders again once the sync returns. */
+    if (flags & BSP_HAS_HPS)
+        bsp_barrier_wait(&team->barrier);
+    bsp_step_finish(&me->base);
+}
+
+void bsp_sync(void)
+{
+    thr_sync((struct thr_proc *)bsp_need_self("bsp_sync"), BSP_KIND_SYNC);
+}
+
+/* Process 0 continues after bsp_end, alone; the others end here. */
+void bsp_end(void)
+{
+    struct thr_proc *me = (struct thr_proc *)bsp_need_self("bsp_end");
+    thr_sync(me, BSP_KIND_END);
+    bsp_self = NULL;
+    if (me->base.pid != 0)
+        pthread_exit(NULL);
+    struct thr_team *team = thr_team;
+    for (int pid = 1; pid < team->nprocs; pid++)
+        pthread_join(team->procs[pid].thread, NULL);
+    if (bsp_profile_enabled) {
+        const struct bsp_prof_step **steps = bsp_xcalloc((size_t)team->nprocs, sizeof *steps);
+        for (int pid = 0; pid < team->nprocs; pid++)
+            steps[pid] = (const struct bsp_prof_step *)team->procs[pid].base.prof_steps.data;
+        bsp_profile_write(team->nprocs, me->base.superstep, steps);
+        free(steps);
+    }
+    for (int pid = 0; pid < team->nprocs; pid++)
+        thr_proc_free(&team->procs[pid]);
+    bsp_barrier_destroy(&team->barrier);
+    free(team->procs);
+    free(team);
+    thr_team = NULL;
+}

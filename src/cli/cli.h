@@ -1,0 +1,61 @@
+// cli.h: the vecbsp command line: options shared by the subcommands, and
+// the subcommands themselves (one file each).
+#ifndef VECBSP_CLI_H
+#define VECBSP_CLI_H
+
+#include "lang/lang.h"
+
+#include <stdio.h>
+
+typedef struct Options {
+  const char **files;      // positional arguments (programs)
+  int nfiles;
+  const char **defines;    // -D NAME=VALUE, in order
+  int ndefines;
+  const char **inputs;     // --input NAME=VALUE, in order
+  int ninputs;
+  bool has_seed;           // --random SEED given
+  uint64_t seed;
+  int p;                   // -p P (0: not given)
+  const char *machine;     // --machine NAME|FILE.json (NULL: not given)
+  bool has_g, has_l, has_s;
+  double g, l, s;          // -g -l -s overrides
+  bool json;               // --json
+  bool csv;                // --csv (sweep)
+  const char *model;       // --model exact|paper (NULL: default)
+  bool symbolic;           // --symbolic (cost)
+  const char **varies;     // --vary NAME=FROM:TO:STEP (sweep), in order
+  int nvaries;
+  const char *plot;        // --plot OUT.svg (sweep)
+  bool measure;            // --measure (sweep)
+  int repeat;              // --repeat K (0: not given)
+  const char *backend;     // --backend threads|mpi
+  bool profile;            // --profile (run)
+  const char *output;      // -o FILE
+} Options;
+
+// Parses argv[1..] (argv[0] is the subcommand name). Unknown flags and
+// missing flag values are errors.
+void cli_parse_options(int argc, char **argv, Options *opt);
+
+// Reads, parses and checks a program; exits with a diagnostic on error.
+// Returns the type of main as `check` prints it through main_type.
+Program *cli_load_program(Arena *a, const char *path, char **main_type);
+
+// Values of the program's params from -D, by param index; every param must
+// be bound, every -D must name a param. Values are sizes: 0 <= v < 2^62.
+int64_t *cli_bind_params(Arena *a, const Program *prog, const Options *opt);
+
+// Parses "NAME=VALUE" into its two halves (errors mention flag).
+void cli_split_assignment(const char *text, const char *flag, char **name, const char **value, Arena *a);
+
+// Subcommands: argv[0] is the subcommand's name. Each returns the exit status.
+int cmd_check(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_cost(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+
+#endif

@@ -1,0 +1,38 @@
+// main.c: the vecbsp command: dispatches to the subcommands.
+#include "cli/cli.h"
+
+#include <string.h>
+
+static const struct {
+  const char *name;
+  int (*run)(int, char **);
+  const char *usage;
+} commands[] = {
+    {"check", cmd_check, "check FILE                      parse, infer types, check shapes"},
+    {"eval", cmd_eval, "eval FILE [-D..] [--input..|--random SEED]   sequential reference interpreter"},
+    {"cost", cmd_cost, "cost FILE [-D..] [--machine M] [-p -g -l -s] [--model exact|paper] [--symbolic] [--json]"},
+    {"sweep", cmd_sweep, "sweep FILE... --vary NAME=FROM:TO:STEP [-D..] [--csv|--json] [--plot OUT.svg]"},
+    {"run", cmd_run, "run FILE [-D..] [--input..|--random SEED] [-p P] [--backend threads|mpi] [--profile] [--json]"},
+    {"compile", cmd_compile, "compile FILE -o OUT.c"},
+    {"probe", cmd_probe, "probe [-p P] [--backend threads|mpi] [-o FILE.json] [--json]"},
+};
+enum { NCOMMANDS = sizeof commands / sizeof *commands };
+
+static int usage(FILE *out) {
+  fputs("usage: vecbsp COMMAND [OPTIONS]\n\ncommands:\n", out);
+  for (int i = 0; i < NCOMMANDS; i++) fprintf(out, "  %s\n", commands[i].usage);
+  fputs("\ncommon options: -D NAME=VALUE binds a param; --input NAME=[literal]|FILE;\n"
+        "--random SEED fills the other inputs; --json for machine-readable output.\n"
+        "See docs/user-guide.md.\n", out);
+  return out == stdout ? 0 : 2;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) return usage(stderr);
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
+    return usage(stdout);
+  for (int i = 0; i < NCOMMANDS; i++)
+    if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "vecbsp: error: unknown command '%s'\n", argv[1]);
+  return usage(stderr);
+}

@@ -1,0 +1,149 @@
+// options.c: parsing the flags shared by the vecbsp subcommands.
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void push(const char ***list, int *n, const char *s) {
+  *list = xrealloc((void *)*list, (size_t)(*n + 1) * sizeof **list);
+  (*list)[(*n)++] = s;
+}
+
+static double parse_double(const char *flag, const char *s) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (*s == '\0' || *end != '\0' || errno)
+    fatal("%s expects a number, got '%s'", flag, s);
+  return v;
+}
+
+static long long parse_integer(const char *flag, const char *s, long long lo, long long hi) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (*s == '\0' || *end != '\0' || errno || v < lo || v > hi)
+    fatal("%s expects an integer in [%lld, %lld], got '%s'", flag, lo, hi, s);
+  return v;
+}
+
+// Flag value either glued ("-Dn=3", "--json=..") or in the next argument.
+static const char *flag_value(int argc, char **argv, int *i, const char *flag) {
+  const char *arg = argv[*i];
+  size_t n = strlen(flag);
+  if (arg[n] == '=' && flag[1] == '-') return arg + n + 1;
+  if (arg[n] != '\0') return arg + n;  // -Dn=3, -p4
+  if (*i + 1 >= argc) fatal("%s needs a value", flag);
+  return argv[++*i];
+}
+
+static bool is_flag(const char *arg, const char *flag) {
+  size_t n = strlen(flag);
+  if (strncmp(arg, flag, n) != 0) return false;
+  if (arg[n] == '\0') return true;
+  if (flag[1] == '-') return arg[n] == '=';
+  return strlen(flag) == 2;  // short flags may carry their value glued on
+}
+
+void cli_parse_options(int argc, char **argv, Options *opt) {
+  memset(opt, 0, sizeof *opt);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (a[0] != '-' || a[1] == '\0') {
+      push(&opt->files, &opt->nfiles, a);
+    } else if (is_flag(a, "-D")) {
+      push(&opt->defines, &opt->ndefines, flag_value(argc, argv, &i, "-D"));
+    } else if (is_flag(a, "--input")) {
+      push(&opt->inputs, &opt->ninputs, flag_value(argc, argv, &i, "--input"));
+    } else if (is_flag(a, "--random")) {
+      const char *v = flag_value(argc, argv, &i, "--random");
+      char *end;
+      errno = 0;
+      opt->seed = strtoull(v, &end, 0);
+      if (*v == '\0' || *end != '\0' || errno || *v == '-')
+        fatal("--random expects a non-negative integer seed, got '%s'", v);
+      opt->has_seed = true;
+    } else if (is_flag(a, "-p")) {
+      opt->p = (int)parse_integer("-p", flag_value(argc, argv, &i, "-p"), 1, 1 << 20);
+    } else if (is_flag(a, "--machine")) {
+      opt->machine = flag_value(argc, argv, &i, "--machine");
+    } else if (is_flag(a, "-g")) {
+      opt->g = parse_double("-g", flag_value(argc, argv, &i, "-g"));
+      opt->has_g = true;
+    } else if (is_flag(a, "-l")) {
+      opt->l = parse_double("-l", flag_value(argc, argv, &i, "-l"));
+      opt->has_l = true;
+    } else if (is_flag(a, "-s")) {
+      opt->s = parse_double("-s", flag_value(argc, argv, &i, "-s"));
+      opt->has_s = true;
+    } else if (is_flag(a, "--json")) {
+      opt->json = true;
+    } else if (is_flag(a, "--csv")) {
+      opt->csv = true;
+    } else if (is_flag(a, "--model")) {
+      opt->model = flag_value(argc, argv, &i, "--model");
+      if (strcmp(opt->model, "exact") != 0 && strcmp(opt->model, "paper") != 0)
+        fatal("--model must be 'exact' or 'paper', got '%s'", opt->model);
+    } else if (is_flag(a, "--symbolic")) {
+      opt->symbolic = true;
+    } else if (is_flag(a, "--vary")) {
+      push(&opt->varies, &opt->nvaries, flag_value(argc, argv, &i, "--vary"));
+    } else if (is_flag(a, "--plot")) {
+      opt->plot = flag_value(argc, argv, &i, "--plot");
+    } else if (is_flag(a, "--measure")) {
+      opt->measure = true;
+    } else if (is_flag(a, "--repeat")) {
+      opt->repeat = (int)parse_integer("--repeat", flag_value(argc, argv, &i, "--repeat"), 1, 1000000);
+    } else if (is_flag(a, "--backend")) {
+      opt->backend = flag_value(argc, argv, &i, "--backend");
+      if (strcmp(opt->backend, "threads") != 0 && strcmp(opt->backend, "mpi") != 0)
+        fatal("--backend must be 'threads' or 'mpi', got '%s'", opt->backend);
+    } else if (is_flag(a, "--profile")) {
+      opt->profile = true;
+    } else if (is_flag(a, "-o")) {
+      opt->output = flag_value(argc, argv, &i, "-o");
+    } else {
+      fatal("unknown option '%s' for '%s' (see vecbsp --help)", a, argv[0]);
+    }
+  }
+}
+
+void cli_split_assignment(const char *text, const char *flag, char **name, const char **value, Arena *a) {
+  const char *eq = strchr(text, '=');
+  if (!eq || eq == text) fatal("%s expects NAME=VALUE, got '%s'", flag, text);
+  *name = arena_strndup(a, text, (size_t)(eq - text));
+  *value = eq + 1;
+}
+
+Program *cli_load_program(Arena *a, const char *path, char **main_type) {
+  Source *src = source_read(a, path);
+  if (!src) fatal("cannot read '%s': %s", path, strerror(errno));
+  Program *prog = parse_program(a, src);
+  typecheck_program(prog);
+  char *t = check_sizes(prog);
+  if (main_type) *main_type = t;
+  return prog;
+}
+
+int64_t *cli_bind_params(Arena *a, const Program *prog, const Options *opt) {
+  int64_t *vals = arena_calloc(a, (size_t)prog->nparams + 1, sizeof *vals);
+  bool *bound = arena_calloc(a, (size_t)prog->nparams + 1, sizeof *bound);
+  for (int i = 0; i < opt->ndefines; i++) {
+    char *name;
+    const char *value;
+    cli_split_assignment(opt->defines[i], "-D", &name, &value, a);
+    int k = 0;
+    while (k < prog->nparams && strcmp(prog->params[k]->name, name) != 0) k++;
+    if (k == prog->nparams) fatal("-D %s: the program has no parameter named '%s'", opt->defines[i], name);
+    char flag[256];
+    snprintf(flag, sizeof flag, "-D %s", name);
+    vals[k] = parse_integer(flag, value, 0, (long long)1 << 62);
+    bound[k] = true;
+  }
+  for (int k = 0; k < prog->nparams; k++)
+    if (!bound[k])
+      error_at(prog->params[k]->pos, "parameter '%s' is not bound; give it a value with -D %s=VALUE",
+               prog->params[k]->name, prog->params[k]->name);
+  return vals;
+}

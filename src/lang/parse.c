@@ -1,0 +1,542 @@
+// parse.c: recursive-descent parser for VEC-BSP, followed by name resolution.
+//
+//   program ::= decl*  where decl is  param NAME+ | input NAME : itype
+//                                   | def NAME NAME* = e | main = e
+//   e       ::= \x.. -> e | let NAME NAME* = e in e | if e then e else e
+//             | ifs e then e else e | or
+//   or  ::= and (|| and)*        and ::= cmp (&& cmp)*
+//   cmp ::= add (relop add)?     add ::= mul ((+|-) mul)*
+//   mul ::= unary ((*|/|%) unary)*
+//   unary ::= - unary | not unary | app      app ::= atom atom* [lambda|let|if]
+#include "lang/lang.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct Parser {
+  Arena *arena;
+  const Source *src;
+  Token *tok;      // current token
+  Program *prog;   // the program being built
+} Parser;
+
+static Node *expr(Parser *ps);
+
+static _Noreturn void unexpected(Parser *ps, const char *wanted) {
+  Token *t = ps->tok;
+  if (t->kind == TK_EOF) error_at(t->pos, "unexpected end of file, expected %s", wanted);
+  error_at(t->pos, "unexpected '%.*s', expected %s", t->len, t->start, wanted);
+}
+
+static bool at(Parser *ps, const char *s) { return tok_is(ps->tok, s); }
+
+static bool accept(Parser *ps, const char *s) {
+  if (!at(ps, s)) return false;
+  ps->tok++;
+  return true;
+}
+
+static Token *expect(Parser *ps, const char *s) {
+  if (!at(ps, s)) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "'%s'", s);
+    unexpected(ps, buf);
+  }
+  return ps->tok++;
+}
+
+static const char *expect_ident(Parser *ps, const char *what) {
+  if (ps->tok->kind != TK_IDENT) unexpected(ps, what);
+  Token *t = ps->tok++;
+  return arena_strndup(ps->arena, t->start, (size_t)t->len);
+}
+
+static Node *new_node(Parser *ps, NodeKind kind, Pos pos) {
+  Node *n = arena_alloc(ps->arena, sizeof *n);
+  n->kind = kind;
+  n->pos = pos;
+  n->id = ps->prog->nnodes++;
+  return n;
+}
+
+static Node *new_binary(Parser *ps, NodeKind kind, Pos pos, Node *lhs, Node *rhs) {
+  Node *n = new_node(ps, kind, pos);
+  n->lhs = lhs;
+  n->rhs = rhs;
+  return n;
+}
+
+// \x y z -> body, built as nested one-parameter lambdas.
+static Node *lambda_chain(Parser *ps, Pos pos, const char **names, int n, Node *body) {
+  for (int i = n - 1; i >= 0; i--) {
+    Node *lam = new_node(ps, N_LAM, pos);
+    lam->name = names[i];
+    lam->body = body;
+    body = lam;
+  }
+  return body;
+}
+
+// Parameter names up to (not including) the token s; returns their count.
+static int param_names(Parser *ps, const char *stop, const char ***out) {
+  PtrVec v = {0};
+  while (!at(ps, stop)) ptrvec_push(ps->arena, &v, (void *)expect_ident(ps, "a parameter name"));
+  *out = (const char **)v.data;
+  return v.len;
+}
+
+static Node *lambda(Parser *ps) {
+  Pos pos = expect(ps, "\\")->pos;
+  const char **names;
+  if (ps->tok->kind != TK_IDENT) unexpected(ps, "a parameter name");
+  int n = param_names(ps, "->", &names);
+  expect(ps, "->");
+  return lambda_chain(ps, pos, names, n, expr(ps));
+}
+
+static Node *let(Parser *ps) {
+  Pos pos = expect(ps, "let")->pos;
+  Node *n = new_node(ps, N_LET, pos);
+  n->name = expect_ident(ps, "a name after 'let'");
+  const char **names;
+  int nparams = param_names(ps, "=", &names);
+  Pos eq = expect(ps, "=")->pos;
+  n->init = lambda_chain(ps, eq, names, nparams, expr(ps));
+  expect(ps, "in");
+  n->body = expr(ps);
+  return n;
+}
+
+static Node *conditional(Parser *ps, NodeKind kind) {
+  Node *n = new_node(ps, kind, ps->tok->pos);
+  ps->tok++;
+  n->cond = expr(ps);
+  expect(ps, "then");
+  n->then_ = expr(ps);
+  expect(ps, "else");
+  n->else_ = expr(ps);
+  return n;
+}
+
+static const struct {
+  const char *text;
+  Op op;
+} binary_ops[] = {
+    {"+", OP_ADD}, {"-", OP_SUB}, {"*", OP_MUL}, {"/", OP_DIV}, {"%", OP_MOD},
+    {"==", OP_EQ}, {"!=", OP_NE}, {"<", OP_LT},  {"<=", OP_LE}, {">", OP_GT},
+    {">=", OP_GE}, {"&&", OP_AND}, {"||", OP_OR},
+};
+
+static bool binary_op_at(Parser *ps, Op *op) {
+  for (size_t i = 0; i < sizeof binary_ops / sizeof *binary_ops; i++)
+    if (at(ps, binary_ops[i].text)) {
+      *op = binary_ops[i].op;
+      return true;
+    }
+  return false;
+}
+
+static bool starts_atom(Parser *ps) {
+  TokenKind k = ps->tok->kind;
+  return k == TK_INT || k == TK_FLOAT || k == TK_IDENT || at(ps, "true") ||
+         at(ps, "false") || at(ps, "(") || at(ps, "[");
+}
+
+static bool starts_trailing(Parser *ps) {
+  return at(ps, "\\") || at(ps, "let") || at(ps, "if") || at(ps, "ifs");
+}
+
+// ( e ), (e, e, ...) as right-nested pairs, or an operator section (+).
+static Node *parenthesised(Parser *ps) {
+  Pos pos = expect(ps, "(")->pos;
+  Op op;
+  if (binary_op_at(ps, &op) && tok_is(ps->tok + 1, ")")) {
+    ps->tok += 2;
+    Node *n = new_node(ps, N_OPFN, pos);
+    n->op = op;
+    return n;
+  }
+  PtrVec items = {0};
+  do ptrvec_push(ps->arena, &items, expr(ps));
+  while (accept(ps, ","));
+  expect(ps, ")");
+  Node *n = items.data[items.len - 1];
+  for (int i = items.len - 2; i >= 0; i--) {
+    Node *item = items.data[i];
+    n = new_binary(ps, N_PAIR, i == 0 ? pos : item->pos, item, n);
+  }
+  return n;
+}
+
+static Node *vector_literal(Parser *ps) {
+  Node *n = new_node(ps, N_VEC, expect(ps, "[")->pos);
+  PtrVec items = {0};
+  if (!at(ps, "]")) {
+    do ptrvec_push(ps->arena, &items, expr(ps));
+    while (accept(ps, ","));
+  }
+  expect(ps, "]");
+  n->elems = (Node **)items.data;
+  n->nelems = items.len;
+  return n;
+}
+
+static Node *atom(Parser *ps) {
+  Token *t = ps->tok;
+  if (t->kind == TK_INT || t->kind == TK_FLOAT) {
+    Node *n = new_node(ps, t->kind == TK_INT ? N_INT : N_FLOAT, t->pos);
+    n->ival = t->ival;
+    n->fval = t->fval;
+    ps->tok++;
+    return n;
+  }
+  if (at(ps, "true") || at(ps, "false")) {
+    Node *n = new_node(ps, N_BOOL, t->pos);
+    n->ival = at(ps, "true");
+    ps->tok++;
+    return n;
+  }
+  if (t->kind == TK_IDENT) {
+    Node *n = new_node(ps, N_VAR, t->pos);
+    n->name = expect_ident(ps, "a name");
+    return n;
+  }
+  if (at(ps, "(")) return parenthesised(ps);
+  if (at(ps, "[")) return vector_literal(ps);
+  unexpected(ps, "an expression");
+}
+
+static Node *application(Parser *ps) {
+  Node *n = atom(ps);
+  for (;;) {
+    Node *arg;
+    if (starts_atom(ps))
+      arg = atom(ps);
+    else if (starts_trailing(ps))
+      arg = expr(ps);
+    else
+      return n;
+    n = new_binary(ps, N_APP, n->pos, n, arg);
+  }
+}
+
+static Node *unary(Parser *ps) {
+  Pos pos = ps->tok->pos;
+  Op op;
+  if (accept(ps, "-"))
+    op = OP_NEG;
+  else if (accept(ps, "not"))
+    op = OP_NOT;
+  else if (starts_trailing(ps))
+    return expr(ps);
+  else
+    return application(ps);
+  Node *n = new_node(ps, N_UNOP, pos);
+  n->op = op;
+  n->lhs = unary(ps);
+  return n;
+}
+
+// Binary operators by precedence level, lowest first.
+static const char *const levels[][4] = {
+    {"||"}, {"&&"}, {"==", "!=", "<", "<="}, {"+", "-"}, {"*", "/", "%"},
+};
+enum { NLEVELS = sizeof levels / sizeof *levels };
+
+static bool at_level(Parser *ps, int level) {
+  if (level == 2 && (at(ps, ">") || at(ps, ">="))) return true;
+  for (int i = 0; i < 4 && levels[level][i]; i++)
+    if (at(ps, levels[level][i])) return true;
+  return false;
+}
+
+static Node *binary(Parser *ps, int level) {
+  if (level == NLEVELS) return unary(ps);
+  Node *lhs = binary(ps, level + 1);
+  while (at_level(ps, level)) {
+    Token *t = ps->tok;
+    Op op;
+    binary_op_at(ps, &op);
+    ps->tok++;
+    Node *n = new_binary(ps, N_BINOP, t->pos, lhs, binary(ps, level + 1));
+    n->op = op;
+    lhs = n;
+  }
+  return lhs;
+}
+
+static Node *expr(Parser *ps) {
+  if (at(ps, "\\")) return lambda(ps);
+  if (at(ps, "let")) return let(ps);
+  if (at(ps, "if")) return conditional(ps, N_IF);
+  if (at(ps, "ifs")) return conditional(ps, N_IFS);
+  return binary(ps, 0);
+}
+
+// [len]elem | int | float | bool | (t, t, ...)
+static InputType *input_type(Parser *ps) {
+  InputType *t = arena_alloc(ps->arena, sizeof *t);
+  t->pos = ps->tok->pos;
+  if (accept(ps, "[")) {
+    t->kind = IT_VEC;
+    t->len = expr(ps);
+    expect(ps, "]");
+    t->a = input_type(ps);
+    return t;
+  }
+  if (accept(ps, "(")) {
+    InputType *first = input_type(ps);
+    if (!at(ps, ",")) unexpected(ps, "',' in a tuple type");
+    PtrVec items = {0};
+    ptrvec_push(ps->arena, &items, first);
+    while (accept(ps, ",")) ptrvec_push(ps->arena, &items, input_type(ps));
+    expect(ps, ")");
+    InputType *r = items.data[items.len - 1];
+    for (int i = items.len - 2; i >= 0; i--) {
+      InputType *p = arena_alloc(ps->arena, sizeof *p);
+      *p = (InputType){.kind = IT_PAIR, .pos = i == 0 ? t->pos : ((InputType *)items.data[i])->pos,
+                       .a = items.data[i], .b = r};
+      r = p;
+    }
+    return r;
+  }
+  static const char *const scalars[] = {"int", "float", "bool"};
+  if (ps->tok->kind == TK_IDENT)
+    for (int i = 0; i < 3; i++)
+      if (ps->tok->len == (int)strlen(scalars[i]) &&
+          memcmp(ps->tok->start, scalars[i], (size_t)ps->tok->len) == 0) {
+        ps->tok++;
+        t->kind = (InputTypeKind)i;
+        return t;
+      }
+  unexpected(ps, "a type (int, float, bool, [size]type or a tuple)");
+}
+
+static Decl *new_decl(Parser *ps, DeclKind kind, const char *name, Pos pos) {
+  Decl *d = arena_alloc(ps->arena, sizeof *d);
+  d->kind = kind;
+  d->name = name;
+  d->pos = pos;
+  return d;
+}
+
+static void declarations(Parser *ps, PtrVec *params, PtrVec *inputs, PtrVec *defs) {
+  Program *prog = ps->prog;
+  for (;;) {
+    Token *t = ps->tok;
+    if (t->kind == TK_EOF) break;
+    if (prog->main)
+      error_at(t->pos, at(ps, "main") ? "a program has exactly one 'main'; this is a second one"
+                                      : "'main' must be the last declaration");
+    if (accept(ps, "param")) {
+      if (ps->tok->kind != TK_IDENT) unexpected(ps, "a parameter name");
+      while (ps->tok->kind == TK_IDENT) {
+        Pos pos = ps->tok->pos;
+        Decl *d = new_decl(ps, D_PARAM, expect_ident(ps, "a name"), pos);
+        d->index = params->len;
+        ptrvec_push(ps->arena, params, d);
+      }
+    } else if (accept(ps, "input")) {
+      Pos pos = ps->tok->pos;
+      Decl *d = new_decl(ps, D_INPUT, expect_ident(ps, "an input name"), pos);
+      expect(ps, ":");
+      d->itype = input_type(ps);
+      d->index = inputs->len;
+      ptrvec_push(ps->arena, inputs, d);
+    } else if (accept(ps, "def")) {
+      Pos pos = ps->tok->pos;
+      Decl *d = new_decl(ps, D_DEF, expect_ident(ps, "a definition name"), pos);
+      const char **names;
+      int n = param_names(ps, "=", &names);
+      Pos eq = expect(ps, "=")->pos;
+      d->body = lambda_chain(ps, eq, names, n, expr(ps));
+      d->index = defs->len;
+      ptrvec_push(ps->arena, defs, d);
+    } else if (at(ps, "main")) {
+      Decl *d = new_decl(ps, D_MAIN, "main", ps->tok->pos);
+      ps->tok++;
+      expect(ps, "=");
+      d->body = expr(ps);
+      prog->main = d;
+    } else {
+      unexpected(ps, prog->main ? "end of file" : "a declaration (param, input, def or main)");
+    }
+  }
+  if (!prog->main) error_at(ps->tok->pos, "the program has no 'main = ...'");
+}
+
+//
+// Name resolution.
+//
+
+typedef struct Scope {
+  const char *name;      // bound name
+  Node *binder;          // N_LAM or N_LET binding it
+  struct Scope *outer;   // enclosing bindings
+} Scope;
+
+typedef struct Resolver {
+  Arena *arena;
+  Program *prog;
+  Decl *current;   // the declaration being resolved
+  bool sizes_only; // in an input's shape: only params and literals
+} Resolver;
+
+static const struct {
+  const char *name;
+  Builtin b;
+} builtin_names[] = {
+    {"map", B_MAP},         {"fold", B_FOLD},     {"reduce", B_FOLD},
+    {"pair_map", B_PAIR_MAP}, {"c_prod", B_C_PROD}, {"prefix", B_PREFIX},
+    {"scan", B_PREFIX},     {"iter", B_ITER},     {"inits", B_INITS},
+    {"tails", B_TAILS},     {"redconcat", B_REDCONCAT}, {"length", B_LENGTH},
+    {"entry", B_ENTRY},     {"hd", B_HD},         {"tl", B_TL},
+    {"pair", B_PAIR},       {"fst", B_FST},       {"snd", B_SND},
+    {"dummyvec", B_DUMMYVEC},
+};
+
+static Decl *find_global(Program *prog, const char *name) {
+  for (int i = 0; i < prog->nparams; i++)
+    if (strcmp(prog->params[i]->name, name) == 0) return prog->params[i];
+  for (int i = 0; i < prog->ninputs; i++)
+    if (strcmp(prog->inputs[i]->name, name) == 0) return prog->inputs[i];
+  for (int i = 0; i < prog->ndefs; i++)
+    if (strcmp(prog->defs[i]->name, name) == 0) return prog->defs[i];
+  return NULL;
+}
+
+static void resolve_global(Resolver *r, Node *n) {
+  Decl *d = find_global(r->prog, n->name);
+  Decl *cur = r->current;
+  if (d && r->sizes_only && d->kind != D_PARAM)
+    error_at(n->pos, "an input's shape may only use parameters and literals; '%s' is not a parameter", n->name);
+  if (d && d->kind == D_DEF) {
+    if (d == cur)
+      error_at(n->pos, "'%s' refers to itself; VEC-BSP has no recursion", n->name);
+    if (cur->kind == D_DEF && d->index > cur->index)
+      error_at(n->pos, "'%s' is used before its definition (a def may use only earlier defs)", n->name);
+  }
+  if (d) {
+    n->ref = d->kind == D_PARAM ? REF_PARAM : d->kind == D_INPUT ? REF_INPUT : REF_DEF;
+    n->decl = d;
+    return;
+  }
+  if (!r->sizes_only) {
+    if (strcmp(n->name, "max") == 0 || strcmp(n->name, "min") == 0) {
+      n->kind = N_OPFN;
+      n->op = n->name[1] == 'a' ? OP_MAX : OP_MIN;
+      return;
+    }
+    for (size_t i = 0; i < sizeof builtin_names / sizeof *builtin_names; i++)
+      if (strcmp(builtin_names[i].name, n->name) == 0) {
+        n->ref = REF_BUILTIN;
+        n->builtin = builtin_names[i].b;
+        return;
+      }
+  }
+  error_at(n->pos, "unknown name '%s'", n->name);
+}
+
+static void resolve(Resolver *r, Node *n, Scope *sc) {
+  switch (n->kind) {
+  case N_INT: case N_FLOAT: case N_BOOL: case N_OPFN:
+    return;
+  case N_VAR:
+    for (Scope *s = sc; s; s = s->outer)
+      if (strcmp(s->name, n->name) == 0) {
+        n->ref = REF_LOCAL;
+        n->binder = s->binder;
+        return;
+      }
+    resolve_global(r, n);
+    return;
+  case N_LAM: case N_LET: {
+    if (n->kind == N_LET) resolve(r, n->init, sc);
+    Scope inner = {n->name, n, sc};
+    resolve(r, n->body, &inner);
+    return;
+  }
+  case N_IF: case N_IFS:
+    resolve(r, n->cond, sc);
+    resolve(r, n->then_, sc);
+    resolve(r, n->else_, sc);
+    return;
+  case N_APP: case N_BINOP: case N_PAIR:
+    resolve(r, n->lhs, sc);
+    resolve(r, n->rhs, sc);
+    return;
+  case N_UNOP:
+    resolve(r, n->lhs, sc);
+    return;
+  case N_VEC:
+    for (int i = 0; i < n->nelems; i++) resolve(r, n->elems[i], sc);
+    return;
+  }
+}
+
+static void resolve_input_type(Resolver *r, InputType *t) {
+  if (t->kind == IT_VEC) {
+    resolve(r, t->len, NULL);
+    resolve_input_type(r, t->a);
+  } else if (t->kind == IT_PAIR) {
+    resolve_input_type(r, t->a);
+    resolve_input_type(r, t->b);
+  }
+}
+
+static void check_unique_names(Program *prog) {
+  Decl **all[] = {prog->params, prog->inputs, prog->defs};
+  int counts[] = {prog->nparams, prog->ninputs, prog->ndefs};
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < counts[k]; i++) {
+      Decl *d = all[k][i];
+      if (find_global(prog, d->name) != d)
+        error_at(d->pos, "'%s' is declared twice", d->name);
+    }
+}
+
+static void resolve_program(Arena *a, Program *prog) {
+  check_unique_names(prog);
+  Resolver r = {.arena = a, .prog = prog};
+  for (int i = 0; i < prog->ninputs; i++) {
+    r.current = prog->inputs[i];
+    r.sizes_only = true;
+    resolve_input_type(&r, prog->inputs[i]->itype);
+  }
+  r.sizes_only = false;
+  for (int i = 0; i < prog->ndefs; i++) {
+    r.current = prog->defs[i];
+    resolve(&r, prog->defs[i]->body, NULL);
+  }
+  r.current = prog->main;
+  resolve(&r, prog->main->body, NULL);
+}
+
+Program *parse_program(Arena *a, const Source *src) {
+  TokenList toks = lex(a, src);
+  Program *prog = arena_alloc(a, sizeof *prog);
+  prog->src = src;
+  prog->arena = a;
+  Parser ps = {.arena = a, .src = src, .tok = toks.tok, .prog = prog};
+  PtrVec params = {0}, inputs = {0}, defs = {0};
+  declarations(&ps, &params, &inputs, &defs);
+  prog->params = (Decl **)params.data;
+  prog->nparams = params.len;
+  prog->inputs = (Decl **)inputs.data;
+  prog->ninputs = inputs.len;
+  prog->defs = (Decl **)defs.data;
+  prog->ndefs = defs.len;
+  resolve_program(a, prog);
+  return prog;
+}
+
+Node *parse_expression(Arena *a, const Source *src) {
+  TokenList toks = lex(a, src);
+  Program *prog = arena_alloc(a, sizeof *prog);
+  prog->src = src;
+  prog->arena = a;
+  Parser ps = {.arena = a, .src = src, .tok = toks.tok, .prog = prog};
+  Node *n = expr(&ps);
+  if (ps.tok->kind != TK_EOF) unexpected(&ps, "end of input");
+  return n;
+}
