@@ -68,6 +68,27 @@ static json_t *step_json(int nprocs, size_t k, const struct bsp_prof_step *const
                      "procs", procs);
 }
 
+/* The table bsprun --profile shows, on stderr to keep stdout the program's. */
+static void print_table(int nprocs, size_t nsteps, const struct bsp_prof_step *const *steps)
+{
+    fprintf(stderr, "bsp profile: p = %d, backend %s\n", nprocs, bsp_backend_name);
+    fprintf(stderr, "%9s %12s %14s %10s %10s %10s\n", "superstep", "seconds", "max ops",
+            "h words", "h bytes", "messages");
+    for (size_t k = 0; k < nsteps; k++) {
+        uint64_t ops = 0, h_words = 0, h_bytes = 0, messages = 0;
+        for (int i = 0; i < nprocs; i++) {
+            const struct bsp_prof_step *s = &steps[i][k];
+            ops = max_u64(ops, s->ops);
+            h_words = max_u64(h_words, max_u64(s->words_sent, s->words_received));
+            h_bytes = max_u64(h_bytes, max_u64(s->bytes_sent, s->bytes_received));
+            messages += s->messages;
+        }
+        fprintf(stderr, "%9zu %12.6f %14llu %10llu %10llu %10llu\n", k + 1, steps[0][k].seconds,
+                (unsigned long long)ops, (unsigned long long)h_words,
+                (unsigned long long)h_bytes, (unsigned long long)messages);
+    }
+}
+
 /* steps[i] holds process i's nsteps records. */
 void bsp_profile_write(int nprocs, size_t nsteps, const struct bsp_prof_step *const *steps)
 {
@@ -80,4 +101,7 @@ void bsp_profile_write(int nprocs, size_t nsteps, const struct bsp_prof_step *co
     if (json_dump_file(root, path, JSON_INDENT(1)) != 0)
         fprintf(stderr, "bsp: error: cannot write the profile to %s\n", path);
     json_decref(root);
+    const char *print = getenv("BSP_PROFILE_PRINT");
+    if (print && *print)
+        print_table(nprocs, nsteps, steps);
 }

@@ -1,0 +1,323 @@
+/* mpi.c: the MPI backend: a sync is one all-to-all of headers and sizes, then point-to-point transfers. */
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bsp_internal.h"
+
+const char bsp_backend_name[] = "mpi";
+/* An hpput would be copied into the outgoing message at the sync anyway. */
+const bool bsp_backend_direct_hp = false;
+
+/* Found by bsprun in the binary to choose the backend. */
+const char bsp_backend_marker[] = "vecbsp-bsp-backend=mpi";
+
+/* What a process tells each other process at a sync. */
+struct mpi_header {
+    struct bsp_header common; /* the part every process must agree on */
+    uint64_t puts;            /* bytes of put records that follow */
+    uint64_t msgs;            /* bytes of message records that follow */
+    uint64_t gets;            /* bytes of get requests that follow */
+};
+
+/* MPI tags of the streams of one sync. */
+enum { TAG_PUTS = 1, TAG_MSGS, TAG_GETS, TAG_REPLY };
+
+/* This process of the SPMD section. */
+static struct {
+    struct bsp_proc base;        /* what the shared code sees */
+    MPI_Comm comm;               /* the processes of the section */
+    bool own_mpi;                /* we called MPI_Init, so we finalize */
+    struct mpi_header *tx_hdr;   /* header sent to each process */
+    struct mpi_header *rx_hdr;   /* header received from each process */
+    struct bsp_outbox *rx;       /* what each process sent here; messages are
+                                    queued in place until the next sync */
+    struct bsp_buf *reply_out;   /* values read for each process's gets */
+    struct bsp_buf *reply_in;    /* values each process read for my gets */
+    struct bsp_buf requests;     /* array of MPI_Request in flight */
+} mpi;
+
+static int mpi_argc;
+static char **mpi_argv;
+
+void bsp_backend_halt(void)
+{
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (up && !down)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+void bsp_init(void (*spmd)(void), int argc, char **argv)
+{
+    (void)spmd; /* every MPI process runs the program from main anyway */
+    mpi_argc = argc;
+    mpi_argv = argv;
+}
+
+static void mpi_start(void)
+{
+    int up;
+    MPI_Initialized(&up);
+    if (!up) {
+        if (mpi_argv)
+            MPI_Init(&mpi_argc, &mpi_argv);
+        else
+            MPI_Init(NULL, NULL);
+        mpi.own_mpi = true;
+    }
+}
+
+/* Inside a section its size; before it BSP_NPROCS capped at the MPI world. */
+bsp_nprocs_t bsp_nprocs(void)
+{
+    if (bsp_self)
+        return bsp_self->nprocs;
+    mpi_start();
+    int world, n = bsp_env_nprocs();
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    return n && n < world ? n : world;
+}
+
+void bsp_begin(bsp_nprocs_t maxprocs)
+{
+    if (bsp_self)
+        bsp_fail(NULL, "bsp_begin called twice");
+    mpi_start();
+    int world, rank;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (maxprocs < 1 || maxprocs > world)
+        bsp_fail(NULL, "bsp_begin: %d processes requested, %d available", maxprocs, world);
+    MPI_Comm_split(MPI_COMM_WORLD, rank < maxprocs ? 0 : MPI_UNDEFINED, rank, &mpi.comm);
+    if (rank >= maxprocs) {
+        /* Surplus processes take no part, as in other BSPlib libraries. */
+        if (mpi.own_mpi)
+            MPI_Finalize();
+        exit(0);
+    }
+    MPI_Comm_set_errhandler(mpi.comm, MPI_ERRORS_ARE_FATAL);
+    bsp_profile_start();
+    bsp_proc_init(&mpi.base, rank, maxprocs);
+    size_t p = (size_t)maxprocs;
+    mpi.base.out = bsp_xcalloc(p, sizeof *mpi.base.out);
+    mpi.rx = bsp_xcalloc(p, sizeof *mpi.rx);
+    mpi.reply_out = bsp_xcalloc(p, sizeof *mpi.reply_out);
+    mpi.reply_in = bsp_xcalloc(p, sizeof *mpi.reply_in);
+    mpi.tx_hdr = bsp_xcalloc(p, sizeof *mpi.tx_hdr);
+    mpi.rx_hdr = bsp_xcalloc(p, sizeof *mpi.rx_hdr);
+    bsp_self = &mpi.base;
+}
+
+static int mpi_count(uint64_t nbytes)
+{
+    if (nbytes > INT_MAX)
+        bsp_fail(&mpi.base, "more than %d bytes between two processes in one superstep",
+                 INT_MAX);
+    return (int)nbytes;
+}
+
+static void post_recv(struct bsp_buf *b, uint64_t nbytes, int src, int tag)
+{
+    b->len = 0;
+    if (!nbytes)
+        return;
+    void *data = bsp_buf_append(b, (size_t)nbytes);
+    MPI_Request *r = bsp_buf_append(&mpi.requests, sizeof *r);
+    MPI_Irecv(data, mpi_count(nbytes), MPI_BYTE, src, tag, mpi.comm, r);
+}
+
+static void post_send(const struct bsp_buf *b, int dst, int tag)
+{
+    if (!b->len)
+        return;
+    MPI_Request *r = bsp_buf_append(&mpi.requests, sizeof *r);
+    MPI_Isend(b->data, mpi_count(b->len), MPI_BYTE, dst, tag, mpi.comm, r);
+}
+
+static void wait_all(void)
+{
+    MPI_Waitall((int)(mpi.requests.len / sizeof(MPI_Request)),
+                (MPI_Request *)mpi.requests.data, MPI_STATUSES_IGNORE);
+    mpi.requests.len = 0;
+}
+
+/* Headers and sizes go all-to-all; the disagreement checks need them all. */
+static uint32_t exchange_headers(uint32_t kind)
+{
+    int p = mpi.base.nprocs;
+    struct bsp_header common;
+    bsp_step_header(&mpi.base, kind, &common);
+    for (int j = 0; j < p; j++) {
+        const struct bsp_outbox *box = &mpi.base.out[j];
+        mpi.tx_hdr[j] = (struct mpi_header){common, box->puts.len, box->msgs.len, box->gets.len};
+    }
+    MPI_Alltoall(mpi.tx_hdr, (int)sizeof *mpi.tx_hdr, MPI_BYTE, mpi.rx_hdr,
+                 (int)sizeof *mpi.rx_hdr, MPI_BYTE, mpi.comm);
+    uint32_t flags = 0;
+    for (int j = 0; j < p; j++) {
+        bsp_step_check(&mpi.base, &mpi.rx_hdr[0].common, &mpi.rx_hdr[j].common, j);
+        flags |= mpi.rx_hdr[j].common.flags;
+    }
+    return flags;
+}
+
+/* Moves the streams; what a process sends itself is swapped, not copied. */
+static void exchange_streams(void)
+{
+    int me = mpi.base.pid;
+    for (int j = 0; j < mpi.base.nprocs; j++) {
+        struct bsp_outbox *in = &mpi.rx[j], *out = &mpi.base.out[j];
+        if (j == me) {
+            struct bsp_outbox t = *in;
+            *in = *out;
+            *out = t;
+            continue;
+        }
+        post_recv(&in->puts, mpi.rx_hdr[j].puts, j, TAG_PUTS);
+        post_recv(&in->msgs, mpi.rx_hdr[j].msgs, j, TAG_MSGS);
+        post_recv(&in->gets, mpi.rx_hdr[j].gets, j, TAG_GETS);
+        post_send(&out->puts, j, TAG_PUTS);
+        post_send(&out->msgs, j, TAG_MSGS);
+        post_send(&out->gets, j, TAG_GETS);
+    }
+    wait_all();
+}
+
+static uint64_t get_bytes(const struct bsp_buf *gets)
+{
+    const struct bsp_get_req *req = (const struct bsp_get_req *)gets->data;
+    uint64_t n = 0;
+    for (size_t i = 0; i < gets->len / sizeof *req; i++)
+        n += req[i].nbytes;
+    return n;
+}
+
+/* Reads the values asked for by process j's gets into reply_out[j]. */
+static void serve_gets(int j)
+{
+    const struct bsp_buf *gets = &mpi.rx[j].gets;
+    const struct bsp_get_req *req = (const struct bsp_get_req *)gets->data;
+    struct bsp_buf *reply = &mpi.reply_out[j];
+    reply->len = 0;
+    for (size_t i = 0; i < gets->len / sizeof *req; i++) {
+        const char *src = bsp_step_resolve(&mpi.base, "bsp_get", j, req[i].slot,
+                                           req[i].offset, req[i].nbytes);
+        if (req[i].nbytes)
+            memcpy(bsp_buf_append(reply, (size_t)req[i].nbytes), src, (size_t)req[i].nbytes);
+    }
+    bsp_step_count_served(&mpi.base, j, gets);
+}
+
+/* Copies a reply into the destinations of the gets that asked for it. */
+static void scatter_reply(const struct bsp_buf *gets, const struct bsp_buf *reply)
+{
+    const struct bsp_get_req *req = (const struct bsp_get_req *)gets->data;
+    const char *at = reply->data;
+    for (size_t i = 0; i < gets->len / sizeof *req; i++) {
+        if (req[i].nbytes)
+            memcpy((void *)(uintptr_t)req[i].dst, at, (size_t)req[i].nbytes);
+        at += req[i].nbytes;
+    }
+}
+
+/* Every get is served before anything is written, as the standard wants.
+ * My own gets to myself were swapped into rx[me] with the rest of out[me]. */
+static void exchange_gets(void)
+{
+    int me = mpi.base.pid;
+    for (int j = 0; j < mpi.base.nprocs; j++)
+        serve_gets(j);
+    for (int j = 0; j < mpi.base.nprocs; j++) {
+        if (j == me)
+            continue;
+        post_recv(&mpi.reply_in[j], get_bytes(&mpi.base.out[j].gets), j, TAG_REPLY);
+        post_send(&mpi.reply_out[j], j, TAG_REPLY);
+    }
+    wait_all();
+    for (int j = 0; j < mpi.base.nprocs; j++) {
+        if (j == me)
+            scatter_reply(&mpi.rx[me].gets, &mpi.reply_out[me]);
+        else
+            scatter_reply(&mpi.base.out[j].gets, &mpi.reply_in[j]);
+    }
+}
+
+static void mpi_sync(uint32_t kind)
+{
+    uint32_t flags = exchange_headers(kind);
+    exchange_streams();
+    if (flags & BSP_HAS_GETS)
+        exchange_gets();
+    bsp_step_begin_delivery(&mpi.base);
+    for (int j = 0; j < mpi.base.nprocs; j++) {
+        bsp_step_apply_puts(&mpi.base, j, &mpi.rx[j].puts);
+        bsp_step_queue_msgs(&mpi.base, j, &mpi.rx[j].msgs);
+        bsp_outbox_clear(&mpi.base.out[j]);
+    }
+    bsp_step_finish(&mpi.base);
+}
+
+void bsp_sync(void)
+{
+    bsp_need_self("bsp_sync");
+    mpi_sync(BSP_KIND_SYNC);
+}
+
+/* Process 0 gathers everybody's counters and writes the profile. */
+static void write_profile(void)
+{
+    int p = mpi.base.nprocs;
+    size_t nsteps = (size_t)mpi.base.superstep, bytes = mpi.base.prof_steps.len;
+    struct bsp_prof_step *all = mpi.base.pid == 0 ? bsp_xmalloc(bytes * (size_t)p) : NULL;
+    MPI_Gather(mpi.base.prof_steps.data, mpi_count(bytes), MPI_BYTE, all, mpi_count(bytes),
+               MPI_BYTE, 0, mpi.comm);
+    if (mpi.base.pid != 0)
+        return;
+    const struct bsp_prof_step **steps = bsp_xcalloc((size_t)p, sizeof *steps);
+    for (int i = 0; i < p; i++)
+        steps[i] = all + (size_t)i * nsteps;
+    bsp_profile_write(p, nsteps, steps);
+    free(steps);
+    free(all);
+}
+
+static void free_state(void)
+{
+    for (int j = 0; j < mpi.base.nprocs; j++) {
+        bsp_outbox_free(&mpi.base.out[j]);
+        bsp_outbox_free(&mpi.rx[j]);
+        bsp_buf_free(&mpi.reply_out[j]);
+        bsp_buf_free(&mpi.reply_in[j]);
+    }
+    free(mpi.base.out);
+    free(mpi.rx);
+    free(mpi.reply_out);
+    free(mpi.reply_in);
+    free(mpi.tx_hdr);
+    free(mpi.rx_hdr);
+    bsp_buf_free(&mpi.requests);
+    bsp_proc_free(&mpi.base);
+}
+
+/* As with threads, only process 0 continues after bsp_end. */
+void bsp_end(void)
+{
+    bsp_need_self("bsp_end");
+    mpi_sync(BSP_KIND_END);
+    if (bsp_profile_enabled)
+        write_profile();
+    int pid = mpi.base.pid;
+    MPI_Comm_free(&mpi.comm);
+    free_state();
+    bsp_self = NULL;
+    if (!mpi.own_mpi)
+        return;
+    MPI_Finalize();
+    if (pid != 0)
+        exit(0);
+}

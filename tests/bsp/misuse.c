@@ -1,0 +1,129 @@
+/* misuse.c: commits the misuse named by argv[1], which the runtime must report and survive. */
+#include <bsp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *what;
+
+static int last(void) { return bsp_nprocs() - 1; }
+
+static void put_unregistered(void)
+{
+    int64_t x = 1, y = 0;
+    bsp_put(0, &x, &y, 0, sizeof x);
+}
+
+/* A registration is usable only after the next sync. */
+static void put_same_superstep(void)
+{
+    int64_t x = 1, y = 0;
+    bsp_push_reg(&y, sizeof y);
+    bsp_put(0, &x, &y, 0, sizeof x);
+}
+
+static void put_out_of_bounds(void)
+{
+    int64_t x[2] = {1, 2}, y = 0;
+    bsp_push_reg(&y, sizeof y);
+    bsp_sync();
+    bsp_put(last(), x, &y, 0, sizeof x);
+}
+
+static void get_out_of_bounds(void)
+{
+    int64_t x[2] = {0, 0}, y = 0;
+    bsp_push_reg(&y, sizeof y);
+    bsp_sync();
+    bsp_get(last(), &y, 4, x, sizeof y);
+}
+
+static void reg_count(void)
+{
+    int64_t a = 0, b = 0;
+    bsp_push_reg(&a, sizeof a);
+    if (bsp_pid() == last())
+        bsp_push_reg(&b, sizeof b);
+}
+
+static void pop_unregistered(void)
+{
+    int64_t a = 0;
+    if (bsp_pid() == last())
+        bsp_pop_reg(&a);
+}
+
+static void pop_order(void)
+{
+    int64_t a = 0, b = 0;
+    bsp_push_reg(&a, sizeof a);
+    bsp_push_reg(&b, sizeof b);
+    bsp_sync();
+    bsp_pop_reg(bsp_pid() == last() ? (void *)&a : (void *)&b);
+}
+
+static void tagsize_mismatch(void)
+{
+    bsp_size_t size = bsp_pid() == last() ? 4 : 8;
+    bsp_set_tagsize(&size);
+}
+
+/* The last process leaves while the others wait for one more superstep. */
+static void end_vs_sync(void)
+{
+    if (bsp_pid() == last())
+        bsp_end();
+}
+
+static void user_abort(void)
+{
+    if (bsp_pid() == last())
+        bsp_abort("misuse: pid %d gives up with code %d\n", bsp_pid(), 42);
+}
+
+static void move_empty(void)
+{
+    int64_t x;
+    bsp_move(&x, sizeof x);
+}
+
+static void bad_pid(void)
+{
+    bsp_send(bsp_nprocs(), NULL, "x", 1);
+}
+
+static const struct {
+    const char *name;  /* argv[1] */
+    void (*run)(void); /* the misuse, followed by a sync */
+} cases[] = {
+    {"put_unregistered", put_unregistered}, {"put_same_superstep", put_same_superstep},
+    {"put_out_of_bounds", put_out_of_bounds}, {"get_out_of_bounds", get_out_of_bounds},
+    {"reg_count", reg_count}, {"pop_unregistered", pop_unregistered},
+    {"pop_order", pop_order}, {"tagsize_mismatch", tagsize_mismatch},
+    {"end_vs_sync", end_vs_sync}, {"abort", user_abort}, {"move_empty", move_empty},
+    {"bad_pid", bad_pid},
+};
+
+static void spmd(void)
+{
+    bsp_begin(bsp_nprocs());
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (strcmp(what, cases[i].name) == 0)
+            cases[i].run();
+    bsp_sync();
+    bsp_sync();
+    bsp_end();
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: misuse CASE\n");
+        return 2;
+    }
+    what = argv[1];
+    bsp_init(spmd, argc, argv);
+    spmd();
+    printf("misuse: %s went unnoticed\n", what);
+    return 0;
+}
