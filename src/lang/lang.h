@@ -109,6 +109,7 @@ struct Node {
   Node **elems;       // N_VEC
   int nelems;         // N_VEC
   int id;             // unique per program, for tables indexed by node
+  int depth;          // height of the subtree (bounded, so later passes can recurse)
 };
 
 // The declared type of an input, with sizes (e.g. [m][n]int).

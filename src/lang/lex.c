@@ -136,6 +136,11 @@ TokenList lex(Arena *a, const Source *src) {
       error_at(here(&lx, lx.p), "unexpected character '%c'", c);
     }
   }
-  push(&lx, TK_EOF, lx.p, 0);
+  Token *eof = push(&lx, TK_EOF, lx.p, 0);
+  if (lx.len > 1) {  // point just past the last token, not at an empty last line
+    Token *last = &lx.tok[lx.len - 2];
+    eof->pos = last->pos;
+    eof->pos.col += last->len;
+  }
   return (TokenList){lx.tok, lx.len};
 }

@@ -13,11 +13,14 @@
 #include <stdio.h>
 #include <string.h>
 
+enum { MAX_DEPTH = 1000 };
+
 typedef struct Parser {
   Arena *arena;
   const Source *src;
   Token *tok;      // current token
   Program *prog;   // the program being built
+  int nesting;     // current recursion depth of the parser itself
 } Parser;
 
 static Node *expr(Parser *ps);
@@ -51,6 +54,12 @@ static const char *expect_ident(Parser *ps, const char *what) {
   return arena_strndup(ps->arena, t->start, (size_t)t->len);
 }
 
+// Guards the parser's own recursion, which deep nesting could overflow.
+static void enter(Parser *ps) {
+  if (++ps->nesting > MAX_DEPTH)
+    error_at(ps->tok->pos, "expression nested too deeply (more than %d levels)", MAX_DEPTH);
+}
+
 static Node *new_node(Parser *ps, NodeKind kind, Pos pos) {
   Node *n = arena_alloc(ps->arena, sizeof *n);
   n->kind = kind;
@@ -59,10 +68,20 @@ static Node *new_node(Parser *ps, NodeKind kind, Pos pos) {
   return n;
 }
 
+// Records that n sits above child; deep trees would overflow the stack of
+// the recursive passes that follow, so they are refused here.
+static void above(Node *n, const Node *child) {
+  if (child->depth + 1 > n->depth) n->depth = child->depth + 1;
+  if (n->depth > MAX_DEPTH)
+    error_at(n->pos, "expression nested too deeply (more than %d levels)", MAX_DEPTH);
+}
+
 static Node *new_binary(Parser *ps, NodeKind kind, Pos pos, Node *lhs, Node *rhs) {
   Node *n = new_node(ps, kind, pos);
   n->lhs = lhs;
   n->rhs = rhs;
+  above(n, lhs);
+  if (rhs) above(n, rhs);
   return n;
 }
 
@@ -72,6 +91,7 @@ static Node *lambda_chain(Parser *ps, Pos pos, const char **names, int n, Node *
     Node *lam = new_node(ps, N_LAM, pos);
     lam->name = names[i];
     lam->body = body;
+    above(lam, body);
     body = lam;
   }
   return body;
@@ -104,6 +124,8 @@ static Node *let(Parser *ps) {
   n->init = lambda_chain(ps, eq, names, nparams, expr(ps));
   expect(ps, "in");
   n->body = expr(ps);
+  above(n, n->init);
+  above(n, n->body);
   return n;
 }
 
@@ -115,6 +137,9 @@ static Node *conditional(Parser *ps, NodeKind kind) {
   n->then_ = expr(ps);
   expect(ps, "else");
   n->else_ = expr(ps);
+  above(n, n->cond);
+  above(n, n->then_);
+  above(n, n->else_);
   return n;
 }
 
@@ -178,6 +203,7 @@ static Node *vector_literal(Parser *ps) {
   expect(ps, "]");
   n->elems = (Node **)items.data;
   n->nelems = items.len;
+  for (int i = 0; i < n->nelems; i++) above(n, n->elems[i]);
   return n;
 }
 
@@ -233,7 +259,10 @@ static Node *unary(Parser *ps) {
     return application(ps);
   Node *n = new_node(ps, N_UNOP, pos);
   n->op = op;
+  enter(ps);
   n->lhs = unary(ps);
+  ps->nesting--;
+  above(n, n->lhs);
   return n;
 }
 
@@ -255,7 +284,7 @@ static Node *binary(Parser *ps, int level) {
   Node *lhs = binary(ps, level + 1);
   while (at_level(ps, level)) {
     Token *t = ps->tok;
-    Op op;
+    Op op = OP_ADD;
     binary_op_at(ps, &op);
     ps->tok++;
     Node *n = new_binary(ps, N_BINOP, t->pos, lhs, binary(ps, level + 1));
@@ -265,7 +294,7 @@ static Node *binary(Parser *ps, int level) {
   return lhs;
 }
 
-static Node *expr(Parser *ps) {
+static Node *expr_inner(Parser *ps) {
   if (at(ps, "\\")) return lambda(ps);
   if (at(ps, "let")) return let(ps);
   if (at(ps, "if")) return conditional(ps, N_IF);
@@ -273,8 +302,24 @@ static Node *expr(Parser *ps) {
   return binary(ps, 0);
 }
 
+static Node *expr(Parser *ps) {
+  enter(ps);
+  Node *n = expr_inner(ps);
+  ps->nesting--;
+  return n;
+}
+
+static InputType *input_type_inner(Parser *ps);
+
 // [len]elem | int | float | bool | (t, t, ...)
 static InputType *input_type(Parser *ps) {
+  enter(ps);
+  InputType *t = input_type_inner(ps);
+  ps->nesting--;
+  return t;
+}
+
+static InputType *input_type_inner(Parser *ps) {
   InputType *t = arena_alloc(ps->arena, sizeof *t);
   t->pos = ps->tok->pos;
   if (accept(ps, "[")) {

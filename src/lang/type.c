@@ -58,38 +58,46 @@ bool type_is_data(Type *t) {
 // Printing.
 //
 
-static void print_type(Arena *a, char **out, Type *t, int prec) {
+// Type variables are named a, b, c, ... in order of appearance, shared by
+// the types printed in one message.
+typedef struct VarNames {
+  Type *vars[64];  // variables named so far
+  int count;
+} VarNames;
+
+static void print_var(Arena *a, char **out, Type *t, VarNames *names) {
+  int k = 0;
+  while (k < names->count && names->vars[k] != t) k++;
+  if (k == names->count && k < 64) names->vars[names->count++] = t;
+  if (k < 26) *out = arena_printf(a, "%s%c", *out, 'a' + k);
+  else *out = arena_printf(a, "%st%d", *out, k);
+}
+
+static void print_type(Arena *a, char **out, Type *t, int prec, VarNames *names) {
   t = type_resolve(t);
   const char *s = NULL;
   switch (t->kind) {
   case T_INT: s = "int"; break;
   case T_FLOAT: s = "float"; break;
   case T_BOOL: s = "bool"; break;
-  case T_VAR: {
-    char name[16];
-    int id = t->id;
-    if (id < 26) snprintf(name, sizeof name, "%c", 'a' + id);
-    else snprintf(name, sizeof name, "t%d", id);
-    *out = arena_printf(a, "%s%s", *out, name);
-    return;
-  }
+  case T_VAR: print_var(a, out, t, names); return;
   case T_PAIR:
     *out = arena_printf(a, "%s(", *out);
-    print_type(a, out, t->a, 0);
+    print_type(a, out, t->a, 0, names);
     *out = arena_printf(a, "%s, ", *out);
-    print_type(a, out, t->b, 0);
+    print_type(a, out, t->b, 0, names);
     *out = arena_printf(a, "%s)", *out);
     return;
   case T_VEC:
     *out = arena_printf(a, "%s%svec ", *out, prec > 1 ? "(" : "");
-    print_type(a, out, t->a, 2);
+    print_type(a, out, t->a, 2, names);
     if (prec > 1) *out = arena_printf(a, "%s)", *out);
     return;
   case T_FUN:
     *out = arena_printf(a, "%s%s", *out, prec > 0 ? "(" : "");
-    print_type(a, out, t->a, 1);
+    print_type(a, out, t->a, 1, names);
     *out = arena_printf(a, "%s -> ", *out);
-    print_type(a, out, t->b, 0);
+    print_type(a, out, t->b, 0, names);
     if (prec > 0) *out = arena_printf(a, "%s)", *out);
     return;
   }
@@ -97,9 +105,18 @@ static void print_type(Arena *a, char **out, Type *t, int prec) {
 }
 
 char *type_to_string(Arena *a, Type *t) {
+  VarNames names = {0};
   char *out = "";
-  print_type(a, &out, t, 0);
+  print_type(a, &out, t, 0, &names);
   return out;
+}
+
+// Both types with one naming of their variables.
+static void two_types_to_strings(Arena *a, Type *x, Type *y, char **sx, char **sy) {
+  VarNames names = {0};
+  *sx = *sy = "";
+  print_type(a, sx, x, 0, &names);
+  print_type(a, sy, y, 0, &names);
 }
 
 //
@@ -173,8 +190,8 @@ static UnifyResult unify(Type *x, Type *y) {
 
 // Unifies and reports failure at pos as "WHAT: expected X, found Y".
 static void unify_at(Infer *in, Pos pos, Type *expected, Type *found, const char *what) {
-  char *e = type_to_string(in->arena, expected);
-  char *f = type_to_string(in->arena, found);
+  char *e, *f;
+  two_types_to_strings(in->arena, expected, found, &e, &f);
   switch (unify(expected, found)) {
   case U_OK: return;
   case U_MISMATCH:
