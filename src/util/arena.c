@@ -11,7 +11,8 @@ struct ArenaBlock {
   _Alignas(16) unsigned char data[];
 };
 
-enum { ARENA_BLOCK = 1 << 20 };
+// Blocks start small (most arenas hold a small program) and double up to 1 MiB.
+enum { ARENA_FIRST_BLOCK = 1 << 14, ARENA_MAX_BLOCK = 1 << 20 };
 
 void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
@@ -44,7 +45,9 @@ void arena_free(Arena *a) {
 void *arena_alloc(Arena *a, size_t size) {
   size = (size + 15) & ~(size_t)15;
   if (!a->head || a->used + size > a->head->size) {
-    size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
+    size_t cap = a->head ? 2 * a->head->size : ARENA_FIRST_BLOCK;
+    if (cap > ARENA_MAX_BLOCK) cap = ARENA_MAX_BLOCK;
+    if (cap < size) cap = size;
     ArenaBlock *b = xmalloc(sizeof *b + cap);
     b->prev = a->head;
     b->size = cap;
