@@ -1,11 +1,15 @@
-/* barrier.c: a barrier for threads that spins briefly, then sleeps. */
+/* barrier.c: a barrier for threads that polls briefly, then yields, then sleeps. */
+#include <sched.h>
 #include <unistd.h>
 
 #include "barrier.h"
 
-/* About 20-50 us of polling: longer than a sync of p <= cores threads,
- * short enough that a long superstep hardly burns a core. */
-enum { BARRIER_SPINS = 1 << 14 };
+/* A waiter first polls (a few microseconds: longer than a sync of p <=
+ * cores threads), then polls and yields, which hands the core over at
+ * once if the awaited thread shares it (oversubscription, or a machine
+ * busy with other work), and finally sleeps, so that a long superstep
+ * costs the waiters at most a millisecond or so of CPU. */
+enum { BARRIER_POLLS = 1 << 12, BARRIER_YIELDS = 256 };
 
 void bsp_barrier_init(struct bsp_barrier *b, unsigned nprocs)
 {
@@ -16,7 +20,7 @@ void bsp_barrier_init(struct bsp_barrier *b, unsigned nprocs)
     b->nprocs = nprocs;
     /* Oversubscribed, a spinner steals the core of the thread it waits
      * for: sleep at once instead. */
-    b->spins = (cores > 0 && nprocs > (unsigned)cores) ? 0 : BARRIER_SPINS;
+    b->polls = (cores > 0 && nprocs > (unsigned)cores) ? 0 : BARRIER_POLLS;
     pthread_mutex_init(&b->lock, NULL);
     pthread_cond_init(&b->wake, NULL);
 }
@@ -42,9 +46,14 @@ static void release(struct bsp_barrier *b, unsigned round)
 
 static void await(struct bsp_barrier *b, unsigned round)
 {
-    for (unsigned i = 0; i < b->spins; i++)
+    for (unsigned i = 0; i < b->polls; i++)
         if (atomic_load_explicit(&b->round, memory_order_acquire) != round)
             return;
+    for (unsigned i = 0; i < BARRIER_YIELDS; i++) {
+        if (atomic_load_explicit(&b->round, memory_order_acquire) != round)
+            return;
+        sched_yield();
+    }
     pthread_mutex_lock(&b->lock);
     atomic_fetch_add(&b->sleepers, 1);
     while (atomic_load(&b->round) == round)

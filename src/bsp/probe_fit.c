@@ -1,0 +1,86 @@
+/* probe_fit.c: the least-squares line time = l + g * h, guarded against nonsense. */
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "probe.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double probe_median(double *samples, int n)
+{
+    qsort(samples, (size_t)n, sizeof *samples, cmp_double);
+    return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+}
+
+static double r_squared(const double *h, const double *t, int n, double g, double l)
+{
+    double mean = 0, total = 0, residual = 0;
+    for (int i = 0; i < n; i++)
+        mean += t[i] / n;
+    for (int i = 0; i < n; i++) {
+        double e = t[i] - (l + g * h[i]);
+        residual += e * e;
+        total += (t[i] - mean) * (t[i] - mean);
+    }
+    return total > 0 ? 1 - residual / total : 1;
+}
+
+/* Ordinary least squares over the points with keep[i] set. */
+static bool least_squares(const double *h, const double *t, const bool *keep, int n,
+                          double *g, double *l)
+{
+    double m = 0, sh = 0, st = 0, shh = 0, sht = 0;
+    for (int i = 0; i < n; i++) {
+        if (!keep[i])
+            continue;
+        m++, sh += h[i], st += t[i], shh += h[i] * h[i], sht += h[i] * t[i];
+    }
+    double det = m * shh - sh * sh;
+    if (m < 2 || det <= 0)
+        return false;
+    *g = (m * sht - sh * st) / det;
+    *l = (st - *g * sh) / m;
+    return true;
+}
+
+/* Drops the points more than 25% above the first fit: on a shared machine
+ * noise only ever makes a superstep slower. */
+static void drop_outliers(const double *h, const double *t, bool *keep, int n, double g, double l)
+{
+    for (int i = 0; i < n; i++)
+        keep[i] = t[i] <= 1.25 * (l + g * h[i]) + 1e-9;
+}
+
+/* Least squares, once more without the outliers; when noise still makes
+ * l or g negative, or l larger than every time measured, l is taken as the
+ * empty-sync time instead and g refitted through it. */
+struct probe_fit probe_fit_line(const double *h, const double *t, int n, double empty_sync)
+{
+    bool *keep = calloc((size_t)n, sizeof *keep);
+    double tmax = t[0];
+    for (int i = 0; i < n; i++) {
+        keep[i] = true;
+        tmax = t[i] > tmax ? t[i] : tmax;
+    }
+    struct probe_fit fit = {0};
+    fit.direct = least_squares(h, t, keep, n, &fit.g, &fit.l);
+    if (fit.direct) {
+        drop_outliers(h, t, keep, n, fit.g, fit.l);
+        fit.direct = least_squares(h, t, keep, n, &fit.g, &fit.l);
+    }
+    if (!fit.direct || fit.l <= 0 || fit.l > tmax || fit.g <= 0) {
+        double num = 0, den = 0;
+        fit.direct = false;
+        fit.l = empty_sync;
+        for (int i = 0; i < n; i++)
+            num += h[i] * (t[i] - fit.l), den += h[i] * h[i];
+        fit.g = den > 0 && num > 0 ? num / den : 0;
+    }
+    fit.r2 = r_squared(h, t, n, fit.g, fit.l);
+    free(keep);
+    return fit;
+}

@@ -1,0 +1,190 @@
+/* probe.c: `vecbsp probe`, which runs bspprobe through bsprun and writes the machine JSON. */
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int cmd_probe(int argc, char **argv);
+
+/* What the command line asked for. */
+struct probe_opts {
+    int p;               /* processes; 0 means the core count */
+    const char *backend; /* "threads" or "mpi" */
+    const char *out;     /* -o FILE.json, or NULL */
+    int json;            /* --json: the JSON on stdout */
+    const char *effort;  /* "--quick", "--long" or NULL */
+};
+
+static int probe_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("vecbsp: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
+static int parse_opts(int argc, char **argv, struct probe_opts *o)
+{
+    *o = (struct probe_opts){.backend = "threads"};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has_value = i + 1 < argc;
+        if (strcmp(a, "-p") == 0 && has_value) {
+            char *end;
+            long p = strtol(argv[++i], &end, 10);
+            if (*end || p < 1 || p > 4096)
+                return probe_error("probe: -p needs a positive process count, not '%s'", argv[i]);
+            o->p = (int)p;
+        }
+        else if (strcmp(a, "--backend") == 0 && has_value)
+            o->backend = argv[++i];
+        else if (strncmp(a, "--backend=", 10) == 0)
+            o->backend = a + 10;
+        else if (strcmp(a, "-o") == 0 && has_value)
+            o->out = argv[++i];
+        else if (strcmp(a, "--json") == 0)
+            o->json = 1;
+        else if (strcmp(a, "--quick") == 0 || strcmp(a, "--long") == 0)
+            o->effort = a;
+        else
+            return probe_error("probe: unknown or incomplete option '%s' "
+                               "(usage: vecbsp probe [-p P] [--backend threads|mpi] "
+                               "[-o FILE.json] [--json] [--quick|--long])", a);
+    }
+    if (strcmp(o->backend, "threads") != 0 && strcmp(o->backend, "mpi") != 0)
+        return probe_error("probe: unknown backend '%s' (threads or mpi)", o->backend);
+    if (o->p == 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        o->p = cores > 0 ? (int)cores : 1;
+    }
+    return 0;
+}
+
+/* The directory of the running vecbsp, where bsprun and bspprobe live. */
+static int exe_dir(char *dir, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", dir, size - 1);
+    if (n <= 0)
+        return -1;
+    dir[n] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    return 0;
+}
+
+/* Runs bsprun -n P bspprobe -o tmp and returns bspprobe's JSON. */
+static json_t *run_probe(const struct probe_opts *o)
+{
+    char dir[PATH_MAX], bsprun[PATH_MAX + 16], prog[PATH_MAX + 16], backend[32], nprocs[16];
+    char tmp[] = "/tmp/vecbsp-probe.XXXXXX";
+    if (exe_dir(dir, sizeof dir) != 0)
+        return probe_error("probe: cannot locate the vecbsp executable"), NULL;
+    snprintf(bsprun, sizeof bsprun, "%s/bsprun", dir);
+    snprintf(prog, sizeof prog, "%s/bspprobe%s", dir, strcmp(o->backend, "mpi") ? "" : "-mpi");
+    snprintf(backend, sizeof backend, "--backend=%s", o->backend);
+    snprintf(nprocs, sizeof nprocs, "%d", o->p);
+    if (access(bsprun, X_OK) != 0 || access(prog, X_OK) != 0)
+        return probe_error("probe: %s or %s is missing (was the %s backend built?)", bsprun,
+                           prog, o->backend), NULL;
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return probe_error("probe: cannot create a temporary file"), NULL;
+    close(fd);
+    char *args[] = {bsprun, backend, "-n", nprocs, prog, "-o", tmp, (char *)o->effort, NULL};
+    pid_t child = fork();
+    if (child == 0) {
+        dup2(STDERR_FILENO, STDOUT_FILENO); /* keep our stdout for the result */
+        execv(bsprun, args);
+        _exit(127);
+    }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+        unlink(tmp);
+        return probe_error("probe: bspprobe failed on %d processes with the %s backend", o->p,
+                           o->backend), NULL;
+    }
+    json_error_t err;
+    json_t *result = json_load_file(tmp, 0, &err);
+    unlink(tmp);
+    if (!result)
+        probe_error("probe: cannot read bspprobe's result: %s", err.text);
+    return result;
+}
+
+static double number(json_t *obj, const char *key)
+{
+    return json_number_value(json_object_get(obj, key));
+}
+
+/* The machine description of cli.md, plus the fit's quality and the raw
+ * measurement for whoever wants to look closer. */
+static json_t *machine_json(const struct probe_opts *o, json_t *raw)
+{
+    char host[256] = "localhost", name[512];
+    gethostname(host, sizeof host - 1);
+    snprintf(name, sizeof name, "%s-%s-p%d", host, o->backend, o->p);
+    double s = number(raw, "s"), g = number(raw, "g_seconds"), l = number(raw, "l_seconds");
+    json_t *hp = json_object_get(raw, "hpput"), *put = json_object_get(raw, "put");
+    return json_pack("{s:s, s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:f, s:f, s:O}",
+                     "name", name, "backend", o->backend, "p", o->p, "s", s,
+                     "g", g * s, "l", l * s, "g_seconds", g, "l_seconds", l,
+                     "r2", number(raw, "r2"), "sync_seconds", number(raw, "sync_seconds"),
+                     "fit", json_string_value(json_object_get(put, "fit")),
+                     "g_hpput", number(hp, "g_seconds") * s, "l_hpput", number(hp, "l_seconds") * s,
+                     "measurement", raw);
+}
+
+static int check_result(json_t *m)
+{
+    const char *keys[] = {"s", "g", "l", "g_seconds", "l_seconds"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        double v = number(m, keys[i]);
+        if (!isfinite(v) || v <= 0)
+            return probe_error("probe: measured %s = %g; the machine was too noisy, try --long",
+                               keys[i], v);
+    }
+    return 0;
+}
+
+static void print_table(json_t *m)
+{
+    printf("machine    %s\n", json_string_value(json_object_get(m, "name")));
+    printf("s          %.4g operations/s\n", number(m, "s"));
+    printf("g          %.4g operations/word  (%.4g s/word)\n", number(m, "g"), number(m, "g_seconds"));
+    printf("l          %.4g operations       (%.4g s)\n", number(m, "l"), number(m, "l_seconds"));
+    printf("fit        %s, r^2 = %.3f; empty sync %.4g s\n",
+           json_string_value(json_object_get(m, "fit")), number(m, "r2"), number(m, "sync_seconds"));
+}
+
+int cmd_probe(int argc, char **argv)
+{
+    struct probe_opts o;
+    if (parse_opts(argc, argv, &o) != 0)
+        return 1;
+    json_t *raw = run_probe(&o);
+    if (!raw)
+        return 1;
+    json_t *machine = machine_json(&o, raw);
+    json_decref(raw);
+    int rc = check_result(machine);
+    if (rc == 0 && o.out && json_dump_file(machine, o.out, JSON_INDENT(2)) != 0)
+        rc = probe_error("probe: cannot write %s", o.out);
+    if (rc == 0 && o.json) {
+        json_dumpf(machine, stdout, JSON_INDENT(2));
+        putchar('\n');
+    } else if (rc == 0 && !o.out) {
+        print_table(machine);
+    }
+    json_decref(machine);
+    return rc;
+}
