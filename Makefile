@@ -15,7 +15,7 @@ $(BUILD)/CMakeCache.txt: | deps
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 
 build: deps $(BUILD)/CMakeCache.txt
-	@cmake --build $(BUILD) -j $(JOBS)
+	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
 # Every test; ctest's closing line counts them.
 check: build
@@ -24,7 +24,7 @@ check: build
 # The test suite under AddressSanitizer and UndefinedBehaviorSanitizer.
 asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DVECBSP_SANITIZE=ON >/dev/null
-	@cmake --build build-asan -j $(JOBS)
+	@cmake --build build-asan -j $(JOBS) -- --no-print-directory
 	@ctest --test-dir build-asan -j $(JOBS) --output-on-failure
 
 # The parser fuzz target (libFuzzer), FUZZ_SECONDS long.

@@ -5,9 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+// Options live as long as the process: their lists come from this arena.
+static Arena *option_arena;
+
 static void push(const char ***list, int *n, const char *s) {
-  *list = xrealloc((void *)*list, (size_t)(*n + 1) * sizeof **list);
-  (*list)[(*n)++] = s;
+  if (!option_arena) option_arena = arena_new();
+  const char **grown = arena_calloc(option_arena, (size_t)*n + 1, sizeof *grown);
+  if (*n) memcpy(grown, *list, (size_t)*n * sizeof *grown);
+  grown[(*n)++] = s;
+  *list = grown;
 }
 
 static double parse_double(const char *flag, const char *s) {
