@@ -52,6 +52,17 @@ static Value fun_value(Interp *in, FunKind kind, Pos pos) {
 
 static int64_t wrap(uint64_t u) { return (int64_t)u; }
 
+// The comparisons and max/min, alike for ints and floats.
+#define ORDERED_CASES(x, y, make)                    \
+  case OP_EQ: return value_bool(x == y);             \
+  case OP_NE: return value_bool(x != y);             \
+  case OP_LT: return value_bool(x < y);              \
+  case OP_LE: return value_bool(x <= y);             \
+  case OP_GT: return value_bool(x > y);              \
+  case OP_GE: return value_bool(x >= y);             \
+  case OP_MAX: return make(x > y ? x : y);           \
+  case OP_MIN: return make(x < y ? x : y);
+
 static Value int_op(Op op, int64_t x, int64_t y, Pos pos) {
   switch (op) {
   case OP_ADD: return value_int(wrap((uint64_t)x + (uint64_t)y));
@@ -61,14 +72,7 @@ static Value int_op(Op op, int64_t x, int64_t y, Pos pos) {
     if (y == 0) error_at(pos, "%s by zero", op == OP_DIV ? "division" : "remainder");
     if (y == -1) return value_int(op == OP_DIV ? wrap(0 - (uint64_t)x) : 0);
     return value_int(op == OP_DIV ? x / y : x % y);
-  case OP_EQ: return value_bool(x == y);
-  case OP_NE: return value_bool(x != y);
-  case OP_LT: return value_bool(x < y);
-  case OP_LE: return value_bool(x <= y);
-  case OP_GT: return value_bool(x > y);
-  case OP_GE: return value_bool(x >= y);
-  case OP_MAX: return value_int(x > y ? x : y);
-  case OP_MIN: return value_int(x < y ? x : y);
+  ORDERED_CASES(x, y, value_int)
   default: return value_int(0);
   }
 }
@@ -79,14 +83,7 @@ static Value float_op(Op op, double x, double y) {
   case OP_SUB: return value_float(x - y);
   case OP_MUL: return value_float(x * y);
   case OP_DIV: return value_float(x / y);
-  case OP_EQ: return value_bool(x == y);
-  case OP_NE: return value_bool(x != y);
-  case OP_LT: return value_bool(x < y);
-  case OP_LE: return value_bool(x <= y);
-  case OP_GT: return value_bool(x > y);
-  case OP_GE: return value_bool(x >= y);
-  case OP_MAX: return value_float(x > y ? x : y);
-  case OP_MIN: return value_float(x < y ? x : y);
+  ORDERED_CASES(x, y, value_float)
   default: return value_float(0);
   }
 }

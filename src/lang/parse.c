@@ -557,12 +557,17 @@ static void resolve_program(Arena *a, Program *prog) {
   resolve(&r, prog->main->body, NULL);
 }
 
-Program *parse_program(Arena *a, const Source *src) {
-  TokenList toks = lex(a, src);
+// A parser at the first token of src, building a new (empty) program.
+static Parser start_parser(Arena *a, const Source *src) {
   Program *prog = arena_alloc(a, sizeof *prog);
   prog->src = src;
   prog->arena = a;
-  Parser ps = {.arena = a, .src = src, .tok = toks.tok, .prog = prog};
+  return (Parser){.arena = a, .src = src, .tok = lex(a, src).tok, .prog = prog};
+}
+
+Program *parse_program(Arena *a, const Source *src) {
+  Parser ps = start_parser(a, src);
+  Program *prog = ps.prog;
   PtrVec params = {0}, inputs = {0}, defs = {0};
   declarations(&ps, &params, &inputs, &defs);
   prog->params = (Decl **)params.data;
@@ -576,11 +581,7 @@ Program *parse_program(Arena *a, const Source *src) {
 }
 
 Node *parse_expression(Arena *a, const Source *src) {
-  TokenList toks = lex(a, src);
-  Program *prog = arena_alloc(a, sizeof *prog);
-  prog->src = src;
-  prog->arena = a;
-  Parser ps = {.arena = a, .src = src, .tok = toks.tok, .prog = prog};
+  Parser ps = start_parser(a, src);
   Node *n = expr(&ps);
   if (ps.tok->kind != TK_EOF) unexpected(&ps, "end of input");
   return n;
