@@ -32,6 +32,7 @@ typedef struct Options {
   const char *backend;     // --backend threads|mpi
   bool profile;            // --profile (run)
   const char *output;      // -o FILE
+  const char *effort;      // --quick or --long (probe), NULL for the default
 } Options;
 
 // Parses argv[1..] (argv[0] is the subcommand name). Unknown flags and
@@ -45,6 +46,14 @@ Program *cli_load_program(Arena *a, const char *path, char **main_type);
 // Values of the program's params from -D, by param index; every param must
 // be bound, every -D must name a param. Values are sizes: 0 <= v < 2^62.
 int64_t *cli_bind_params(Arena *a, const Program *prog, const Options *opt);
+
+// The path of a companion program (bsprun, bspcc, bspprobe) installed next
+// to the running vecbsp executable; fatal if it is missing.
+char *cli_tool_path(Arena *a, const char *name);
+
+// Writes text to path atomically (a temporary file renamed into place), so
+// a failure never leaves a half-written file.
+void cli_write_file(const char *path, const char *text);
 
 // Parses "NAME=VALUE" into its two halves (errors mention flag).
 void cli_split_assignment(const char *text, const char *flag, char **name, const char **value, Arena *a);

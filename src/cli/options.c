@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 // Options live as long as the process: their lists come from this arena.
 static Arena *option_arena;
@@ -107,6 +108,8 @@ void cli_parse_options(int argc, char **argv, Options *opt) {
         fatal("--backend must be 'threads' or 'mpi', got '%s'", opt->backend);
     } else if (is_flag(a, "--profile")) {
       opt->profile = true;
+    } else if (is_flag(a, "--quick") || is_flag(a, "--long")) {
+      opt->effort = a;
     } else if (is_flag(a, "-o")) {
       opt->output = flag_value(argc, argv, &i, "-o");
     } else {
@@ -152,4 +155,32 @@ int64_t *cli_bind_params(Arena *a, const Program *prog, const Options *opt) {
       error_at(prog->params[k]->pos, "parameter '%s' is not bound; give it a value with -D %s=VALUE",
                prog->params[k]->name, prog->params[k]->name);
   return vals;
+}
+
+char *cli_tool_path(Arena *a, const char *name) {
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) fatal("cannot locate the vecbsp executable to find %s", name);
+  exe[n] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = '\0';
+  char *path = arena_printf(a, "%s/%s", exe, name);
+  if (access(path, X_OK) != 0) fatal("%s is missing (expected next to vecbsp, at %s)", name, path);
+  return path;
+}
+
+void cli_write_file(const char *path, const char *text) {
+  size_t n = strlen(path) + 32;
+  char *tmp = xmalloc(n);
+  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  bool ok = f && fputs(text, f) >= 0;
+  if (f && fclose(f) != 0) ok = false;
+  if (!ok || rename(tmp, path) != 0) {
+    int err = errno;
+    unlink(tmp);
+    free(tmp);
+    fatal("cannot write '%s': %s", path, strerror(err));
+  }
+  free(tmp);
 }

@@ -1,15 +1,12 @@
-/* probe.c: `vecbsp probe`, which runs bspprobe through bsprun and writes the machine JSON. */
+// probe.c: `vecbsp probe`: runs bspprobe through bsprun and writes the machine JSON.
+#include "cli/cli.h"
+
 #include <jansson.h>
-#include <limits.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-int cmd_probe(int argc, char **argv);
 
 /* What the command line asked for. */
 struct probe_opts {
@@ -18,6 +15,7 @@ struct probe_opts {
     const char *out;     /* -o FILE.json, or NULL */
     int json;            /* --json: the JSON on stdout */
     const char *effort;  /* "--quick", "--long" or NULL */
+    Arena *arena;        /* for paths */
 };
 
 static int probe_error(const char *fmt, ...)
@@ -31,71 +29,28 @@ static int probe_error(const char *fmt, ...)
     return 1;
 }
 
-static int parse_opts(int argc, char **argv, struct probe_opts *o)
+static void parse_opts(int argc, char **argv, struct probe_opts *o)
 {
-    *o = (struct probe_opts){.backend = "threads"};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int has_value = i + 1 < argc;
-        if (strcmp(a, "-p") == 0 && has_value) {
-            char *end;
-            long p = strtol(argv[++i], &end, 10);
-            if (*end || p < 1 || p > 4096)
-                return probe_error("probe: -p needs a positive process count, not '%s'", argv[i]);
-            o->p = (int)p;
-        }
-        else if (strcmp(a, "--backend") == 0 && has_value)
-            o->backend = argv[++i];
-        else if (strncmp(a, "--backend=", 10) == 0)
-            o->backend = a + 10;
-        else if (strcmp(a, "-o") == 0 && has_value)
-            o->out = argv[++i];
-        else if (strcmp(a, "--json") == 0)
-            o->json = 1;
-        else if (strcmp(a, "--quick") == 0 || strcmp(a, "--long") == 0)
-            o->effort = a;
-        else
-            return probe_error("probe: unknown or incomplete option '%s' "
-                               "(usage: vecbsp probe [-p P] [--backend threads|mpi] "
-                               "[-o FILE.json] [--json] [--quick|--long])", a);
-    }
-    if (strcmp(o->backend, "threads") != 0 && strcmp(o->backend, "mpi") != 0)
-        return probe_error("probe: unknown backend '%s' (threads or mpi)", o->backend);
-    if (o->p == 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        o->p = cores > 0 ? (int)cores : 1;
-    }
-    return 0;
-}
-
-/* The directory of the running vecbsp, where bsprun and bspprobe live. */
-static int exe_dir(char *dir, size_t size)
-{
-    ssize_t n = readlink("/proc/self/exe", dir, size - 1);
-    if (n <= 0)
-        return -1;
-    dir[n] = '\0';
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    return 0;
+    Options opt;
+    cli_parse_options(argc, argv, &opt);
+    if (opt.nfiles || opt.ndefines || opt.ninputs || opt.machine || opt.model)
+        fatal("probe takes only -p, --backend, -o, --json, --quick and --long");
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    *o = (struct probe_opts){
+        .p = opt.p ? opt.p : cores > 0 ? (int)cores : 1,
+        .backend = opt.backend ? opt.backend : "threads",
+        .out = opt.output, .json = opt.json, .effort = opt.effort, .arena = arena_new()};
 }
 
 /* Runs bsprun -n P bspprobe -o tmp and returns bspprobe's JSON. */
 static json_t *run_probe(const struct probe_opts *o)
 {
-    char dir[PATH_MAX], bsprun[PATH_MAX + 16], prog[PATH_MAX + 16], backend[32], nprocs[16];
+    char backend[32], nprocs[16];
     char tmp[] = "/tmp/vecbsp-probe.XXXXXX";
-    if (exe_dir(dir, sizeof dir) != 0)
-        return probe_error("probe: cannot locate the vecbsp executable"), NULL;
-    snprintf(bsprun, sizeof bsprun, "%s/bsprun", dir);
-    snprintf(prog, sizeof prog, "%s/bspprobe%s", dir, strcmp(o->backend, "mpi") ? "" : "-mpi");
+    char *bsprun = cli_tool_path(o->arena, "bsprun");
+    char *prog = cli_tool_path(o->arena, strcmp(o->backend, "mpi") ? "bspprobe" : "bspprobe-mpi");
     snprintf(backend, sizeof backend, "--backend=%s", o->backend);
     snprintf(nprocs, sizeof nprocs, "%d", o->p);
-    if (access(bsprun, X_OK) != 0 || access(prog, X_OK) != 0)
-        return probe_error("probe: %s or %s is missing (was the %s backend built?)", bsprun,
-                           prog, o->backend), NULL;
     int fd = mkstemp(tmp);
     if (fd < 0)
         return probe_error("probe: cannot create a temporary file"), NULL;
@@ -169,16 +124,18 @@ static void print_table(json_t *m)
 int cmd_probe(int argc, char **argv)
 {
     struct probe_opts o;
-    if (parse_opts(argc, argv, &o) != 0)
-        return 1;
+    parse_opts(argc, argv, &o);
     json_t *raw = run_probe(&o);
     if (!raw)
         return 1;
     json_t *machine = machine_json(&o, raw);
     json_decref(raw);
     int rc = check_result(machine);
-    if (rc == 0 && o.out && json_dump_file(machine, o.out, JSON_INDENT(2)) != 0)
-        rc = probe_error("probe: cannot write %s", o.out);
+    if (rc == 0 && o.out) {
+        char *text = json_dumps(machine, JSON_INDENT(2));
+        cli_write_file(o.out, text);
+        free(text);
+    }
     if (rc == 0 && o.json) {
         json_dumpf(machine, stdout, JSON_INDENT(2));
         putchar('\n');
@@ -186,5 +143,6 @@ int cmd_probe(int argc, char **argv)
         print_table(machine);
     }
     json_decref(machine);
+    arena_free(o.arena);
     return rc;
 }
