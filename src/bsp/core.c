@@ -333,7 +333,7 @@ void bsp_send(bsp_pid_t pid, const void *tag, const void *payload,
     if (nbytes)
         memcpy(body + pad8(tagsize), payload, nbytes);
     me->prof.messages++;
-    count_sent(me, pid, tagsize + nbytes);
+    count_sent(me, pid, nbytes); /* tags are bookkeeping, not data */
 }
 
 static const struct bsp_msg_rec *queue_front(const struct bsp_proc *me)

@@ -134,7 +134,7 @@ void bsp_step_queue_msgs(struct bsp_proc *me, int src, const struct bsp_buf *msg
         const struct bsp_msg_rec *rec = (const struct bsp_msg_rec *)(msgs->data + at);
         const struct bsp_msg_rec **slot = bsp_buf_append(&me->queue, sizeof *slot);
         *slot = rec;
-        count_received(me, src, rec->tagsize + rec->nbytes);
+        count_received(me, src, rec->nbytes); /* tags are bookkeeping, not data */
         at += sizeof *rec + pad8((size_t)rec->tagsize) + pad8((size_t)rec->nbytes);
     }
 }

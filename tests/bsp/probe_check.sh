@@ -1,9 +1,9 @@
 #!/bin/sh
 # probe_check.sh: runs the probe quickly and checks that every machine field is a positive finite number.
-# usage: probe_check.sh DRIVER BACKEND P
+# usage: probe_check.sh VECBSP BACKEND P
 out=$(mktemp) || exit 2
 trap 'rm -f "$out"' EXIT
-"$1" --quick --backend "$2" -p "$3" --json >"$out" || exit 1
+"$1" probe --quick --backend "$2" -p "$3" --json >"$out" || exit 1
 cat "$out"
 grep -Eq "\"p\": $3," "$out" || { echo "probe_check: p is not $3" >&2; exit 1; }
 grep -Eq "\"backend\": \"$2\"" "$out" || { echo "probe_check: backend is not $2" >&2; exit 1; }
