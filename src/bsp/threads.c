@@ -23,6 +23,7 @@ struct thr_proc {
     struct bsp_outbox *boxes[2];   /* per parity, one outbox per destination */
     struct bsp_header headers[2];  /* per parity, this process's sync header */
     pthread_t thread;              /* the thread running it (pid > 0) */
+    struct bsp_buf got;            /* values read by this superstep's gets */
 };
 
 /* The SPMD section in progress. */
@@ -116,6 +117,7 @@ static void thr_proc_free(struct thr_proc *tp)
             bsp_outbox_free(&tp->boxes[par][j]);
         free(tp->boxes[par]);
     }
+    bsp_buf_free(&tp->got);
     bsp_proc_free(&tp->base);
 }
 
@@ -146,10 +148,12 @@ void bsp_begin(bsp_nprocs_t maxprocs)
     bsp_self = &team->procs[0].base;
 }
 
-/* In this address space a get is the requester's own copy, made while
- * every process is between the first two barriers and nobody writes. */
-static void thr_do_gets(struct thr_proc *me, int par)
+/* In this address space a get is the requester's own copy. Every get reads
+ * before any get writes (a get's destination may be another's source), so
+ * the values are staged in `got` before the barrier and stored after it. */
+static void thr_read_gets(struct thr_proc *me, int par)
 {
+    me->got.len = 0;
     for (int j = 0; j < me->base.nprocs; j++) {
         const struct bsp_buf *gets = &me->boxes[par][j].gets;
         const struct bsp_get_req *req = (const struct bsp_get_req *)gets->data;
@@ -158,7 +162,21 @@ static void thr_do_gets(struct thr_proc *me, int par)
                                                me->base.pid, req[i].slot,
                                                req[i].offset, req[i].nbytes);
             if (req[i].nbytes)
-                memcpy((void *)(uintptr_t)req[i].dst, src, (size_t)req[i].nbytes);
+                memcpy(bsp_buf_append(&me->got, (size_t)req[i].nbytes), src, (size_t)req[i].nbytes);
+        }
+    }
+}
+
+static void thr_store_gets(struct thr_proc *me, int par)
+{
+    const char *val = me->got.data;
+    for (int j = 0; j < me->base.nprocs; j++) {
+        const struct bsp_buf *gets = &me->boxes[par][j].gets;
+        const struct bsp_get_req *req = (const struct bsp_get_req *)gets->data;
+        for (size_t i = 0; i < gets->len / sizeof *req; i++) {
+            if (req[i].nbytes)
+                memcpy((void *)(uintptr_t)req[i].dst, val, (size_t)req[i].nbytes);
+            val += req[i].nbytes;
         }
     }
 }
@@ -190,8 +208,9 @@ static void thr_sync(struct thr_proc *me, uint32_t kind)
         flags |= team->procs[j].headers[par].flags;
     }
     if (flags & BSP_HAS_GETS) {
-        thr_do_gets(me, par);
+        thr_read_gets(me, par);
         bsp_barrier_wait(&team->barrier);
+        thr_store_gets(me, par);
     }
     for (int j = 0; j < team->nprocs; j++)
         bsp_outbox_clear(&me->boxes[!par][j]);

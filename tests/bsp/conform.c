@@ -67,6 +67,27 @@ static void check_get_reads_end_value(void)
     bsp_sync();
 }
 
+/* Gets read before any get writes: each process gets its right
+ * neighbour's array into its own, which is in turn its left neighbour's
+ * source, so every value seen must be the one from before the sync. */
+static void check_gets_chain(void)
+{
+    enum { N = 4096 };
+    int me = bsp_pid();
+    int64_t *a = malloc(N * sizeof *a);
+    bsp_push_reg(a, N * (int)sizeof *a);
+    bsp_sync();
+    for (int i = 0; i < N; i++)
+        a[i] = me * 100000 + i;
+    bsp_get(right(), a, 0, a, N * (int)sizeof *a);
+    bsp_sync();
+    for (int i = 0; i < N; i++)
+        CHECK(a[i] == right() * 100000 + i);
+    bsp_pop_reg(a);
+    bsp_sync();
+    free(a);
+}
+
 /* Registrations match by order, not by address: process i registers its
  * areas at different addresses and with different sizes. */
 static void check_registration_order(void)
@@ -259,6 +280,7 @@ static void spmd(void)
     check_enquiry();
     check_put_copies_at_call();
     check_get_reads_end_value();
+    check_gets_chain();
     check_registration_order();
     check_pop_reg();
     check_hp();
