@@ -7,5 +7,3 @@ static int pending(const char *what) {
 
 __attribute__((weak)) int cmd_cost(int argc, char **argv) { return pending("cost"); }
 __attribute__((weak)) int cmd_sweep(int argc, char **argv) { return pending("sweep"); }
-int cmd_run(int argc, char **argv) { return pending("run"); }
-int cmd_compile(int argc, char **argv) { return pending("compile"); }

@@ -82,4 +82,16 @@ Value interp_run(Arena *a, Program *prog, const int64_t *params, const Value *in
 // Evaluates a closed expression of params and literals (input lengths).
 Value interp_eval_closed(Arena *a, Program *prog, const int64_t *params, Node *n);
 
+//
+// The compiler and the exact cost model (lower.c, plan.c, codegen.c,
+// exact.c; the IR is in exec/ir.h; the design in docs/compiler.md).
+//
+
+typedef struct IrProgram IrProgram;
+
+// Lowers and plans a checked program (errors are diagnostics).
+IrProgram *lower_program(Program *prog);
+// The C program over the BSPlib API that runs it (malloc'ed text).
+char *codegen_program(IrProgram *ir);
+
 #endif

@@ -1,0 +1,1089 @@
+// codegen.c: the C program of a planned IR: data types and their helpers,
+// the master's top-level code, one set of functions per region, the worker
+// loop and main (docs/compiler.md). The prelude src/exec/rt/*.c comes first.
+#include "exec/ir.h"
+#include "exec/exec.h"
+#include "rt_prelude.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+// A growable text.
+typedef struct Buf {
+  char *text;  // NUL-terminated contents (malloc'ed)
+  size_t len;  // bytes used
+  size_t cap;  // bytes allocated
+} Buf;
+
+typedef struct Cg {
+  IrProgram *ir;    // the program
+  Arena *arena;     // for names
+  Buf types;        // typedefs and per-type helpers
+  Buf regions;      // region functions
+  Buf *out;         // where statements go now
+  int indent;       // current indentation (levels of two spaces)
+  int temps;        // temporaries made so far (names t1, t2, ...)
+  PtrVec sites;     // Pos *: the fault sites, by number
+  int64_t pending;  // operations not yet passed to VB_OPS
+  bool counting;    // whether operations are counted here (not already by the loop)
+  Region *region;   // the region being generated, or NULL in master code
+} Cg;
+
+enum {
+  FIELD_EXCHANGE = 1024,  // + stage: messages exchanged inside a region
+  FIELD_GATHER = 2047,    // blocks of a region's result sent to process 0
+};
+
+static const char *cg_expr(Cg *g, Ir *e);
+
+//
+// Text.
+//
+
+static void buf_vprintf(Buf *b, const char *fmt, va_list ap) {
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  if (b->len + (size_t)n + 1 > b->cap) {
+    b->cap = (b->len + (size_t)n + 1) * 2;
+    b->text = xrealloc(b->text, b->cap);
+  }
+  vsnprintf(b->text + b->len, (size_t)n + 1, fmt, again);
+  va_end(again);
+  b->len += (size_t)n;
+}
+
+static void buf_printf(Buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  buf_vprintf(b, fmt, ap);
+  va_end(ap);
+}
+
+// One statement line at the current indentation.
+static void emit(Cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emit(Cg *g, const char *fmt, ...) {
+  buf_printf(g->out, "%*s", 2 * g->indent, "");
+  va_list ap;
+  va_start(ap, fmt);
+  buf_vprintf(g->out, fmt, ap);
+  va_end(ap);
+  buf_printf(g->out, "\n");
+}
+
+static void flush_ops(Cg *g) {
+  if (g->pending) emit(g, "VB_OPS(%lld);", (long long)g->pending);
+  g->pending = 0;
+}
+
+static void count_op(Cg *g) {
+  if (g->counting) g->pending++;
+}
+
+// "if (..) {", "for (..) {": operations so far are counted before it.
+static void open_block(Cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void open_block(Cg *g, const char *fmt, ...) {
+  flush_ops(g);
+  buf_printf(g->out, "%*s", 2 * g->indent, "");
+  va_list ap;
+  va_start(ap, fmt);
+  buf_vprintf(g->out, fmt, ap);
+  va_end(ap);
+  buf_printf(g->out, " {\n");
+  g->indent++;
+}
+
+static void close_block(Cg *g) {
+  flush_ops(g);
+  g->indent--;
+  emit(g, "}");
+}
+
+static void else_block(Cg *g) {
+  flush_ops(g);
+  g->indent--;
+  emit(g, "} else {");
+  g->indent++;
+}
+
+static char *fmt(Cg *g, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static char *fmt(Cg *g, const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  Buf b = {0};
+  buf_vprintf(&b, f, ap);
+  va_end(ap);
+  char *s = arena_strndup(g->arena, b.text, b.len);
+  free(b.text);
+  return s;
+}
+
+static char *temp(Cg *g) { return fmt(g, "t%d", ++g->temps); }
+
+// A C string literal for s.
+static char *c_string(Cg *g, const char *s, size_t n) {
+  Buf b = {0};
+  buf_printf(&b, "\"");
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\') buf_printf(&b, "\\%c", c);
+    else if (c < 32 || c >= 127) buf_printf(&b, "\\%03o", c);
+    else buf_printf(&b, "%c", c);
+  }
+  buf_printf(&b, "\"");
+  char *r = arena_strndup(g->arena, b.text, b.len);
+  free(b.text);
+  return r;
+}
+
+//
+// Types: int t_i, float t_f, bool t_b, pairs t_p<a><b>, vectors t_v<a>.
+//
+
+static const char *mangle(Cg *g, Type *t) {
+  switch (t->kind) {
+  case T_INT: return "i";
+  case T_FLOAT: return "f";
+  case T_BOOL: return "b";
+  case T_PAIR: return fmt(g, "p%s%s", mangle(g, t->a), mangle(g, t->b));
+  default: return fmt(g, "v%s", mangle(g, t->a));
+  }
+}
+
+static const char *ctype(Cg *g, Type *t) { return fmt(g, "t_%s", mangle(g, t)); }
+
+// Scalars of 8 bytes only, no vector: the memory layout is the packed form.
+static bool word_flat(Type *t) {
+  if (t->kind == T_PAIR) return word_flat(t->a) && word_flat(t->b);
+  return t->kind == T_INT || t->kind == T_FLOAT;
+}
+
+static int words_of(Type *t) { return t->kind == T_PAIR ? words_of(t->a) + words_of(t->b) : 1; }
+
+static void pair_helpers(Cg *g, Type *t) {
+  const char *m = mangle(g, t), *a = mangle(g, t->a), *b = mangle(g, t->b), *c = ctype(g, t);
+  Buf *o = &g->types;
+  buf_printf(o, "typedef struct { t_%s a; t_%s b; } %s;\n", a, b, c);
+  buf_printf(o, "static inline int64_t wc_%s(%s v) { return wc_%s(v.a) + wc_%s(v.b); }\n", m, c, a, b);
+  buf_printf(o, "static inline int64_t *pk_%s(int64_t *w, %s v) { return pk_%s(pk_%s(w, v.a), v.b); }\n",
+             m, c, b, a);
+  buf_printf(o, "static inline const int64_t *un_%s(const int64_t *w, %s *v) { return un_%s(un_%s(w, &v->a), &v->b); }\n",
+             m, c, b, a);
+  buf_printf(o, "static inline void pr_%s(FILE *out, %s v) {\n  fputc('(', out);\n  pr_%s(out, v.a);\n"
+             "  fputs(\", \", out);\n  pr_%s(out, v.b);\n  fputc(')', out);\n}\n", m, c, a, b);
+  buf_printf(o, "static inline %s zero_%s(%s v) { return (%s){zero_%s(v.a), zero_%s(v.b)}; }\n\n", c, m, c, c,
+             a, b);
+}
+
+// The block form of a vector (docs/compiler.md, "What is counted"): each
+// element packed, except that the elements of a block of vectors of one
+// common length (the stride, in the tag) go without their lengths.
+static void block_helpers(Cg *g, Type *t) {
+  const char *m = mangle(g, t), *e = mangle(g, t->a), *c = ctype(g, t);
+  Buf *o = &g->types;
+  bool nested = t->a->kind == T_VEC;
+  const char *u = nested ? mangle(g, t->a->a) : NULL;
+  buf_printf(o, "/* sends the block v of a vector of n elements */\n");
+  buf_printf(o, "static inline void sb_%s(int pid, int64_t head, int64_t n, %s v) {\n", m, c);
+  buf_printf(o, "  rt_tag tag = {head, n, -1};\n");
+  if (word_flat(t->a)) {
+    buf_printf(o, "  rt_send(pid, tag, v.at, v.len * %d);\n}\n", words_of(t->a));
+  } else {
+    buf_printf(o, "  int64_t count = 0;\n");
+    if (nested) {
+      buf_printf(o, "  tag.stride = v.len > 0 ? v.at[0].len : -1;\n");
+      buf_printf(o, "  for (int64_t i = 1; i < v.len && tag.stride >= 0; i++)\n"
+                    "    if (v.at[i].len != tag.stride) tag.stride = -1;\n");
+      buf_printf(o, "  for (int64_t i = 0; i < v.len; i++)\n"
+                    "    count += tag.stride >= 0 ? wc_%s(v.at[i]) - 1 : wc_%s(v.at[i]);\n", e, e);
+      buf_printf(o, "  int64_t *w = rt_words(count), *p = w;\n");
+      buf_printf(o, "  for (int64_t i = 0; i < v.len; i++) {\n"
+                    "    if (tag.stride < 0) { p = pk_%s(p, v.at[i]); continue; }\n"
+                    "    for (int64_t j = 0; j < v.at[i].len; j++) p = pk_%s(p, v.at[i].at[j]);\n  }\n", e, u);
+    } else {
+      buf_printf(o, "  for (int64_t i = 0; i < v.len; i++) count += wc_%s(v.at[i]);\n", e);
+      buf_printf(o, "  int64_t *w = rt_words(count), *p = w;\n");
+      buf_printf(o, "  for (int64_t i = 0; i < v.len; i++) p = pk_%s(p, v.at[i]);\n", e);
+    }
+    buf_printf(o, "  rt_send(pid, tag, w, count);\n}\n");
+  }
+  buf_printf(o, "/* unpacks a block of r elements into at */\n");
+  buf_printf(o, "static inline void ub_%s(const rt_msg *m, int64_t r, t_%s *at) {\n", m, e);
+  if (word_flat(t->a)) {
+    buf_printf(o, "  if (r > 0) memcpy(at, m->words, (size_t)r * sizeof *at);\n}\n");
+  } else {
+    buf_printf(o, "  const int64_t *w = m->words;\n");
+    if (nested) {
+      buf_printf(o, "  int64_t s = m->tag.stride;\n  if (s >= 0) {\n"
+                    "    t_%s *items = rt_array(r * s, sizeof *items);\n"
+                    "    for (int64_t i = 0; i < r * s; i++) w = un_%s(w, &items[i]);\n"
+                    "    for (int64_t i = 0; i < r; i++) at[i] = (t_%s){s, items + i * s};\n"
+                    "    return;\n  }\n", u, u, e);
+    }
+    buf_printf(o, "  for (int64_t i = 0; i < r; i++) w = un_%s(w, &at[i]);\n}\n", e);
+  }
+}
+
+static void vec_helpers(Cg *g, Type *t) {
+  const char *m = mangle(g, t), *e = mangle(g, t->a), *c = ctype(g, t);
+  Buf *o = &g->types;
+  buf_printf(o, "typedef struct { int64_t len; t_%s *at; } %s;\n", e, c);
+  buf_printf(o, "static inline int64_t wc_%s(%s v) {\n", m, c);
+  if (word_flat(t->a))
+    buf_printf(o, "  return 1 + v.len * %d;\n}\n", words_of(t->a));
+  else
+    buf_printf(o, "  int64_t n = 1;\n  for (int64_t i = 0; i < v.len; i++) n += wc_%s(v.at[i]);\n  return n;\n}\n", e);
+  buf_printf(o, "static inline int64_t *pk_%s(int64_t *w, %s v) {\n  *w++ = v.len;\n", m, c);
+  if (word_flat(t->a))
+    buf_printf(o, "  memcpy(w, v.at, (size_t)v.len * sizeof *v.at);\n  return w + v.len * %d;\n}\n", words_of(t->a));
+  else
+    buf_printf(o, "  for (int64_t i = 0; i < v.len; i++) w = pk_%s(w, v.at[i]);\n  return w;\n}\n", e);
+  buf_printf(o, "static inline const int64_t *un_%s(const int64_t *w, %s *v) {\n"
+                "  v->len = *w++;\n  v->at = rt_array(v->len, sizeof *v->at);\n", m, c);
+  if (word_flat(t->a))
+    buf_printf(o, "  memcpy(v->at, w, (size_t)v->len * sizeof *v->at);\n  return w + v->len * %d;\n}\n", words_of(t->a));
+  else
+    buf_printf(o, "  for (int64_t i = 0; i < v->len; i++) w = un_%s(w, &v->at[i]);\n  return w;\n}\n", e);
+  buf_printf(o, "static inline void pr_%s(FILE *out, %s v) {\n  fputc('[', out);\n"
+                "  for (int64_t i = 0; i < v.len; i++) {\n    if (i) fputs(\", \", out);\n"
+                "    pr_%s(out, v.at[i]);\n  }\n  fputc(']', out);\n}\n", m, c, e);
+  buf_printf(o, "static inline %s zero_%s(%s v) {\n  %s z = {v.len, rt_array(v.len, sizeof *v.at)};\n"
+                "  for (int64_t i = 0; i < v.len; i++) z.at[i] = zero_%s(v.at[i]);\n  return z;\n}\n",
+             c, m, c, c, e);
+  block_helpers(g, t);
+  // Whole values as messages: vectors in block form, the rest packed.
+  buf_printf(o, "static inline void sf_%s(int pid, int64_t head, %s v) { sb_%s(pid, head, v.len, v); }\n", m, c, m);
+  buf_printf(o, "static inline %s rf_%s(const rt_msg *m) {\n  %s v = {m->tag.n, rt_array(m->tag.n, sizeof *v.at)};\n"
+                "  ub_%s(m, v.len, v.at);\n  return v;\n}\n\n", c, m, c, m);
+}
+
+// Whole non-vector values as messages: packed.
+static void value_message_helpers(Cg *g, Type *t) {
+  const char *m = mangle(g, t), *c = ctype(g, t);
+  buf_printf(&g->types, "static inline void sf_%s(int pid, int64_t head, %s v) {\n"
+                        "  int64_t *w = rt_words(wc_%s(v));\n  rt_send(pid, (rt_tag){head, 0, -1}, w, pk_%s(w, v) - w);\n}\n",
+             m, c, m, m);
+  buf_printf(&g->types, "static inline %s rf_%s(const rt_msg *m) {\n  %s v;\n  un_%s(m->words, &v);\n  return v;\n}\n\n",
+             c, m, c, m);
+}
+
+static void gen_types(Cg *g) {
+  for (int i = 0; i < g->ir->types.len; i++) {
+    Type *t = g->ir->types.data[i];
+    if (t->kind == T_PAIR) pair_helpers(g, t);
+    if (t->kind == T_VEC) vec_helpers(g, t);
+    if (t->kind != T_VEC) value_message_helpers(g, t);
+  }
+}
+
+//
+// Fault sites and names.
+//
+
+static const char *site(Cg *g, Pos pos) {
+  Pos *p = arena_alloc(g->arena, sizeof *p);
+  *p = pos;
+  ptrvec_push(g->arena, &g->sites, p);
+  return fmt(g, "&rt_sites[%d]", g->sites.len - 1);
+}
+
+static const char *var_name(Cg *g, IrVar *v) {
+  char *s = fmt(g, "%s%d", v->name, v->id);
+  for (char *p = s; *p; p++)
+    if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') && !(*p >= '0' && *p <= '9')) *p = '_';
+  return s;
+}
+
+static const char *input_name(Cg *g, int index) { return fmt(g, "in_%s", g->ir->prog->inputs[index]->name); }
+
+static const char *where(Cg *g, Pos pos) { return fmt(g, "%s:%d:%d", pos.src->name, pos.line, pos.col); }
+
+// Declares name of type t with value init.
+static const char *define(Cg *g, Type *t, const char *name, const char *init) {
+  emit(g, "%s %s = %s;", ctype(g, t), name, init);
+  return name;
+}
+
+static const char *define_temp(Cg *g, Type *t, const char *init) { return define(g, t, temp(g), init); }
+
+//
+// Operations counted statically: a loop whose body always executes the same
+// operations is counted once, before the loop.
+//
+
+// Operations of e if it has no control flow of its own, else -1.
+static int64_t static_ops(Ir *e) {
+  if (!e) return 0;
+  switch (e->kind) {
+  case IR_IF: case IR_IFS: case IR_ITER: return -1;
+  case IR_BINOP: if (e->lazy) return -1; break;
+  default: if (ir_is_skeleton(e->kind)) return -1; break;
+  }
+  int64_t n = e->kind == IR_BINOP || e->kind == IR_UNOP;
+  Ir *kids[] = {e->a, e->b, e->c, e->body};
+  for (int i = 0; i < 4; i++) {
+    int64_t k = static_ops(kids[i]);
+    if (k < 0) return -1;
+    n += k;
+  }
+  for (int i = 0; i < e->nelems; i++) {
+    int64_t k = static_ops(e->elems[i]);
+    if (k < 0) return -1;
+    n += k;
+  }
+  return n;
+}
+
+// Does evaluating e allocate memory (so that a loop may release it)?
+static bool allocates(Ir *e) {
+  if (!e) return false;
+  if (ir_type_has_vec(e->ty) && e->kind != IR_VAR && e->kind != IR_INPUT && e->kind != IR_TL &&
+      e->kind != IR_FST && e->kind != IR_SND && e->kind != IR_ENTRY && e->kind != IR_HD)
+    return true;
+  Ir *kids[] = {e->a, e->b, e->c, e->body};
+  for (int i = 0; i < 4; i++)
+    if (allocates(kids[i])) return true;
+  for (int i = 0; i < e->nelems; i++)
+    if (allocates(e->elems[i])) return true;
+  return false;
+}
+
+// Starts a loop of `count` iterations of body: counts its operations at
+// once when they are static. Returns the previous counting state.
+static bool begin_counted_loop(Cg *g, Ir *body, const char *count) {
+  bool saved = g->counting;
+  int64_t k = static_ops(body);
+  if (g->counting && k > 0) {
+    flush_ops(g);
+    emit(g, "VB_OPS(%lld * (%s));", (long long)k, count);
+  }
+  if (k >= 0) g->counting = false;
+  return saved;
+}
+
+//
+// Function bodies: \x y -> body applied to C values.
+//
+
+// Emits the body with x (and y) bound; returns the result's expression.
+static const char *apply_body(Cg *g, Ir *e, const char *x, const char *y) {
+  define(g, e->x->ty, var_name(g, e->x), x);
+  if (y) define(g, e->y->ty, var_name(g, e->y), y);
+  return cg_expr(g, e->body);
+}
+
+// The body in a loop iteration; its scratch memory is released at the end
+// of the iteration when the result holds no vector.
+static void loop_body(Cg *g, Ir *e, const char *x, const char *y, const char *dest) {
+  bool release = allocates(e->body) && !ir_type_has_vec(e->body->ty);
+  const char *mark = release ? temp(g) : NULL;
+  if (release) emit(g, "size_t %s = rt_mark();", mark);
+  const char *r = apply_body(g, e, x, y);
+  emit(g, "%s = %s;", dest, r);
+  if (release) emit(g, "rt_release(%s);", mark);
+}
+
+//
+// Skeletons on local data (sequential, and the local stages of regions).
+//
+
+static const char *new_vec(Cg *g, Type *t, const char *len) {
+  return define_temp(g, t, fmt(g, "{%s, rt_array(%s, sizeof(t_%s))}", len, len, mangle(g, t->a)));
+}
+
+static const char *cg_map_loop(Cg *g, Ir *e, const char *v) {
+  const char *r = new_vec(g, e->ty, fmt(g, "%s.len", v)), *k = temp(g);
+  bool saved = begin_counted_loop(g, e->body, fmt(g, "%s.len", v));
+  open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", k, k, v, k);
+  loop_body(g, e, fmt(g, "%s.at[%s]", v, k), NULL, fmt(g, "%s.at[%s]", r, k));
+  close_block(g);
+  g->counting = saved;
+  return r;
+}
+
+static const char *cg_pair_map_loop(Cg *g, Ir *e, const char *a, const char *b) {
+  const char *r = new_vec(g, e->ty, fmt(g, "%s.len", a)), *k = temp(g);
+  bool saved = begin_counted_loop(g, e->body, fmt(g, "%s.len", a));
+  open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", k, k, a, k);
+  loop_body(g, e, fmt(g, "%s.at[%s]", a, k), fmt(g, "%s.at[%s]", b, k), fmt(g, "%s.at[%s]", r, k));
+  close_block(g);
+  g->counting = saved;
+  return r;
+}
+
+static const char *cg_c_prod_loop(Cg *g, Ir *e, const char *xs, const char *ys) {
+  const char *r = new_vec(g, e->ty, fmt(g, "%s.len", ys)), *j = temp(g), *i = temp(g);
+  bool saved = begin_counted_loop(g, e->body, fmt(g, "%s.len * %s.len", xs, ys));
+  open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", j, j, ys, j);
+  const char *row = new_vec(g, e->ty->a, fmt(g, "%s.len", xs));
+  open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", i, i, xs, i);
+  loop_body(g, e, fmt(g, "%s.at[%s]", xs, i), fmt(g, "%s.at[%s]", ys, j), fmt(g, "%s.at[%s]", row, i));
+  close_block(g);
+  emit(g, "%s.at[%s] = %s;", r, j, row);
+  close_block(g);
+  g->counting = saved;
+  return r;
+}
+
+// Folds v[1..] into acc (which holds v[0]).
+static void cg_fold_loop(Cg *g, Ir *e, const char *v, const char *acc) {
+  const char *k = temp(g);
+  bool saved = begin_counted_loop(g, e->body, fmt(g, "%s.len - 1", v));
+  open_block(g, "for (int64_t %s = 1; %s < %s.len; %s++)", k, k, v, k);
+  loop_body(g, e, acc, fmt(g, "%s.at[%s]", v, k), acc);
+  close_block(g);
+  g->counting = saved;
+}
+
+static const char *cg_prefix_loop(Cg *g, Ir *e, const char *v) {
+  const char *r = new_vec(g, e->ty, fmt(g, "%s.len", v)), *k = temp(g);
+  emit(g, "if (%s.len > 0) %s.at[0] = %s.at[0];", v, r, v);
+  bool saved = begin_counted_loop(g, e->body, fmt(g, "%s.len - 1", v));
+  open_block(g, "for (int64_t %s = 1; %s < %s.len; %s++)", k, k, v, k);
+  loop_body(g, e, fmt(g, "%s.at[%s - 1]", r, k), fmt(g, "%s.at[%s]", v, k), fmt(g, "%s.at[%s]", r, k));
+  close_block(g);
+  g->counting = saved;
+  return r;
+}
+
+// inits (segment k is v[0..k]) or tails (v[n-1-k..n-1]) as views of v.
+static const char *cg_segments(Cg *g, Ir *e, const char *v) {
+  const char *r = new_vec(g, e->ty, fmt(g, "%s.len", v)), *k = temp(g);
+  const char *start = e->kind == IR_INITS ? fmt(g, "%s.at", v) : fmt(g, "%s.at + %s.len - 1 - %s", v, v, k);
+  emit(g, "for (int64_t %s = 0; %s < %s.len; %s++) %s.at[%s] = (%s){%s + 1, %s};", k, k, v, k, r, k,
+       ctype(g, e->ty->a), k, start);
+  return r;
+}
+
+static const char *stage_name(IrKind k) {
+  switch (k) {
+  case IR_MAP: return "map";
+  case IR_FOLD: return "fold";
+  case IR_PREFIX: return "prefix";
+  case IR_PAIR_MAP: return "pair_map";
+  case IR_C_PROD: return "c_prod";
+  case IR_INITS: return "inits";
+  default: return "tails";
+  }
+}
+
+static const char *cg_local_skeleton(Cg *g, Ir *e) {
+  emit(g, "/* %s at %s */", stage_name(e->kind), where(g, e->pos));
+  const char *a = cg_expr(g, e->a);
+  const char *b = e->b ? cg_expr(g, e->b) : NULL;
+  switch (e->kind) {
+  case IR_MAP: return cg_map_loop(g, e, a);
+  case IR_PAIR_MAP:
+    emit(g, "if (%s.len != %s.len) rt_error(%s, \"pair_map on vectors of different lengths (%%\" PRId64 \" and %%\" PRId64 \")\", %s.len, %s.len);",
+         a, b, site(g, e->pos), a, b);
+    return cg_pair_map_loop(g, e, a, b);
+  case IR_C_PROD: return cg_c_prod_loop(g, e, a, b);
+  case IR_FOLD: {
+    emit(g, "rt_nonempty(%s.len, \"fold\", %s);", a, site(g, e->pos));
+    const char *acc = define_temp(g, e->ty, fmt(g, "%s.at[0]", a));
+    cg_fold_loop(g, e, a, acc);
+    return acc;
+  }
+  case IR_PREFIX: return cg_prefix_loop(g, e, a);
+  default: return cg_segments(g, e, a);
+  }
+}
+
+//
+// Expressions.
+//
+
+static const char *cg_literal(Cg *g, Ir *e) {
+  switch (e->kind) {
+  case IR_INT: return e->ival < 0 ? "INT64_MIN" : fmt(g, "INT64_C(%lld)", (long long)e->ival);
+  case IR_BOOL: return e->ival ? "true" : "false";
+  default: {
+    if (isinf(e->fval)) return "HUGE_VAL";
+    char *s = fmt(g, "%.17g", e->fval);
+    return strpbrk(s, ".en") ? s : fmt(g, "%s.0", s);
+  }
+  }
+}
+
+static const char *int_op(Cg *g, Op op, const char *x, const char *y, Pos pos) {
+  switch (op) {
+  case OP_ADD: return fmt(g, "rt_add(%s, %s)", x, y);
+  case OP_SUB: return fmt(g, "rt_sub(%s, %s)", x, y);
+  case OP_MUL: return fmt(g, "rt_mul(%s, %s)", x, y);
+  case OP_DIV: return fmt(g, "rt_div(%s, %s, %s)", x, y, site(g, pos));
+  case OP_MOD: return fmt(g, "rt_mod(%s, %s, %s)", x, y, site(g, pos));
+  default: return NULL;
+  }
+}
+
+static const char *cg_binop(Cg *g, Ir *e) {
+  const char *x = cg_expr(g, e->a);
+  if (e->lazy) {  // && and || skip the right operand when the left decides
+    const char *r = define_temp(g, e->ty, x);
+    count_op(g);
+    open_block(g, "if (%s%s)", e->op == OP_OR ? "!" : "", r);
+    emit(g, "%s = %s;", r, cg_expr(g, e->b));
+    close_block(g);
+    return r;
+  }
+  const char *y = cg_expr(g, e->b);
+  count_op(g);
+  const char *c = e->a->ty->kind == T_INT ? int_op(g, e->op, x, y, e->pos) : NULL;
+  if (!c && e->op == OP_MAX) c = fmt(g, "%s > %s ? %s : %s", x, y, x, y);
+  if (!c && e->op == OP_MIN) c = fmt(g, "%s < %s ? %s : %s", x, y, x, y);
+  if (!c) c = fmt(g, "%s %s %s", x, op_name(e->op), y);
+  return define_temp(g, e->ty, c);
+}
+
+static const char *cg_unop(Cg *g, Ir *e) {
+  const char *x = cg_expr(g, e->a);
+  count_op(g);
+  if (e->op == OP_NOT) return define_temp(g, e->ty, fmt(g, "!%s", x));
+  return define_temp(g, e->ty, e->ty->kind == T_INT ? fmt(g, "rt_neg(%s)", x) : fmt(g, "-%s", x));
+}
+
+static const char *cg_cond(Cg *g, Ir *e) {
+  const char *c = cg_expr(g, e->a);
+  const char *r = temp(g);
+  emit(g, "%s %s;", ctype(g, e->ty), r);
+  open_block(g, e->kind == IR_IF ? "if (%s)" : "if (%s != 0)", c);
+  emit(g, "%s = %s;", r, cg_expr(g, e->b));
+  else_block(g);
+  emit(g, "%s = %s;", r, cg_expr(g, e->c));
+  close_block(g);
+  return r;
+}
+
+static const char *cg_vec_literal(Cg *g, Ir *e) {
+  const char *r = new_vec(g, e->ty, fmt(g, "%d", e->nelems));
+  for (int i = 0; i < e->nelems; i++) emit(g, "%s.at[%d] = %s;", r, i, cg_expr(g, e->elems[i]));
+  return r;
+}
+
+static const char *cg_redconcat(Cg *g, Ir *e) {
+  const char *v = cg_expr(g, e->a), *n = temp(g), *k = temp(g), *o = temp(g);
+  emit(g, "int64_t %s = 0, %s = 0;", n, o);
+  emit(g, "for (int64_t %s = 0; %s < %s.len; %s++) %s += %s.at[%s].len;", k, k, v, k, n, v, k);
+  const char *r = new_vec(g, e->ty, n);
+  open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", k, k, v, k);
+  emit(g, "memcpy(%s.at + %s, %s.at[%s].at, (size_t)%s.at[%s].len * sizeof *%s.at);", r, o, v, k, v, k, r);
+  emit(g, "%s += %s.at[%s].len;", o, v, k);
+  close_block(g);
+  return r;
+}
+
+static const char *cg_dummyvec(Cg *g, Ir *e) {
+  const char *n = cg_expr(g, e->a), *s = cg_expr(g, e->b), *k = temp(g);
+  emit(g, "if (%s < 0) rt_error(%s, \"dummyvec of negative length %%\" PRId64, %s);", n, site(g, e->pos), n);
+  const char *z = define_temp(g, e->b->ty, fmt(g, "zero_%s(%s)", mangle(g, e->b->ty), s));
+  const char *r = new_vec(g, e->ty, n);
+  emit(g, "for (int64_t %s = 0; %s < %s; %s++) %s.at[%s] = %s;", k, k, n, k, r, k, z);
+  return r;
+}
+
+static const char *cg_iter(Cg *g, Ir *e) {
+  const char *x = cg_expr(g, e->a), *n = cg_expr(g, e->b), *k = temp(g);
+  emit(g, "/* iter at %s */", where(g, e->pos));
+  emit(g, "if (%s < 0) rt_error(%s, \"iter with a negative count (%%\" PRId64 \")\", %s);", n, site(g, e->pos), n);
+  const char *acc = define_temp(g, e->ty, x);
+  bool saved = begin_counted_loop(g, e->body, n);
+  open_block(g, "for (int64_t %s = 0; %s < %s; %s++)", k, k, n, k);
+  emit(g, "%s = %s;", acc, apply_body(g, e, acc, NULL));
+  close_block(g);
+  g->counting = saved;
+  return acc;
+}
+
+static const char *cg_region_call(Cg *g, Ir *e);
+
+static const char *cg_expr(Cg *g, Ir *e) {
+  switch (e->kind) {
+  case IR_INT: case IR_FLOAT: case IR_BOOL: return cg_literal(g, e);
+  case IR_PARAM: return fmt(g, "rt_param[%d]", e->index);
+  case IR_INPUT: return input_name(g, e->index);
+  case IR_VAR: return var_name(g, e->var);
+  case IR_LET:
+    define(g, e->var->ty, var_name(g, e->var), cg_expr(g, e->a));
+    return cg_expr(g, e->body);
+  case IR_IF: case IR_IFS: return cg_cond(g, e);
+  case IR_BINOP: return cg_binop(g, e);
+  case IR_UNOP: return cg_unop(g, e);
+  case IR_PAIR: {
+    const char *a = cg_expr(g, e->a);
+    return define_temp(g, e->ty, fmt(g, "{%s, %s}", a, cg_expr(g, e->b)));
+  }
+  case IR_FST: return fmt(g, "%s.a", cg_expr(g, e->a));
+  case IR_SND: return fmt(g, "%s.b", cg_expr(g, e->a));
+  case IR_VEC: return cg_vec_literal(g, e);
+  case IR_LENGTH: return fmt(g, "%s.len", cg_expr(g, e->a));
+  case IR_ENTRY: {
+    const char *v = cg_expr(g, e->a), *i = cg_expr(g, e->b);
+    return define_temp(g, e->ty, fmt(g, "%s.at[rt_index(%s, %s.len, %s)]", v, i, v, site(g, e->pos)));
+  }
+  case IR_HD: case IR_TL: {
+    const char *v = cg_expr(g, e->a);
+    emit(g, "rt_nonempty(%s.len, \"%s\", %s);", v, e->kind == IR_HD ? "hd" : "tl", site(g, e->pos));
+    if (e->kind == IR_HD) return define_temp(g, e->ty, fmt(g, "%s.at[0]", v));
+    return define_temp(g, e->ty, fmt(g, "{%s.len - 1, %s.at + 1}", v, v));
+  }
+  case IR_REDCONCAT: return cg_redconcat(g, e);
+  case IR_DUMMYVEC: return cg_dummyvec(g, e);
+  case IR_ITER: return cg_iter(g, e);
+  default: return e->mode == MODE_TOP ? cg_region_call(g, e) : cg_local_skeleton(g, e);
+  }
+}
+
+//
+// Regions. The master evaluates the region's operands and calls rN_master,
+// which scatters and calls rN_run; the workers receive and call rN_run.
+// Fields (message numbers): the captured variables, the captured inputs,
+// the full operands of c_prod stages, then the scattered argument(s).
+//
+
+typedef struct Field {
+  Type *ty;          // its type
+  const char *name;  // its C name in rN_run (and in the capture struct)
+} Field;
+
+typedef struct RegionFields {
+  Field *full;  // sent in full
+  int nfull;
+  Field *scatter;  // scattered in blocks (1, or 2 for pair_map)
+  int nscatter;
+} RegionFields;
+
+static RegionFields region_fields(Cg *g, Region *r) {
+  RegionFields f = {0};
+  f.full = arena_calloc(g->arena, (size_t)(r->ncaptured + r->ninputs + r->nstages + 1), sizeof *f.full);
+  for (int i = 0; i < r->ncaptured; i++) f.full[f.nfull++] = (Field){r->captured[i]->ty, var_name(g, r->captured[i])};
+  for (int i = 0; i < r->ninputs; i++)
+    f.full[f.nfull++] = (Field){r->inputs[i]->ty, input_name(g, r->inputs[i]->index)};
+  for (int s = 0; s < r->nstages; s++)
+    if (r->stages[s]->kind == IR_C_PROD) f.full[f.nfull++] = (Field){r->stages[s]->a->ty, fmt(g, "o%d", s)};
+  f.scatter = arena_calloc(g->arena, 2, sizeof *f.scatter);
+  Ir *first = r->first;
+  if (first->kind == IR_PAIR_MAP) {
+    f.scatter[f.nscatter++] = (Field){first->a->ty, "b0"};
+    f.scatter[f.nscatter++] = (Field){first->b->ty, "b1"};
+  } else {
+    f.scatter[f.nscatter++] = (Field){plan_chain_arg(first)->ty, "b0"};
+  }
+  return f;
+}
+
+// Block q of the region's n elements: its bounds as C expressions.
+static const char *lo_of(Cg *g, const char *q) { return fmt(g, "rt_lo(n, P, %s)", q); }
+static const char *hi_of(Cg *g, const char *q) { return fmt(g, "rt_lo(n, P, %s + 1)", q); }
+
+// fold: local fold, partial results to process 0, which folds them in order.
+static const char *stage_fold(Cg *g, Region *r, Ir *e, const char *cur) {
+  const char *acc = define_temp(g, e->ty, "{0}");
+  open_block(g, "if (%s.len > 0)", cur);
+  emit(g, "%s = %s.at[0];", acc, cur);
+  cg_fold_loop(g, e, cur, acc);
+  emit(g, "if (pid != 0) sf_%s(0, rt_head(%d, %d, pid), %s);", mangle(g, e->ty), r->id, FIELD_EXCHANGE + e->stage, acc);
+  close_block(g);
+  emit(g, "rt_sync();");
+  open_block(g, "if (pid == 0)");
+  emit(g, "bool got = %s.len > 0;", cur);
+  open_block(g, "for (int q = 1; q < P; q++)");
+  emit(g, "if (%s == %s) continue;", lo_of(g, "q"), hi_of(g, "q"));
+  const char *y = define_temp(g, e->ty, fmt(g, "rf_%s(rt_find(%d, q))", mangle(g, e->ty), FIELD_EXCHANGE + e->stage));
+  open_block(g, "if (!got)");
+  emit(g, "%s = %s;", acc, y);
+  emit(g, "got = true;");
+  emit(g, "continue;");
+  close_block(g);
+  emit(g, "%s = %s;", acc, apply_body(g, e, acc, y));
+  close_block(g);
+  close_block(g);
+  return acc;
+}
+
+// prefix: local prefix; block totals to the higher processes; each process
+// combines the lower totals and applies them to its elements.
+static const char *stage_prefix(Cg *g, Region *r, Ir *e, const char *cur) {
+  const char *t = cg_prefix_loop(g, e, cur), *et = mangle(g, e->ty->a);
+  int field = FIELD_EXCHANGE + e->stage;
+  open_block(g, "if (%s.len > 0)", t);
+  emit(g, "for (int q = pid + 1; q < P; q++)");
+  emit(g, "  if (%s < %s) sf_%s(q, rt_head(%d, %d, pid), %s.at[%s.len - 1]);", lo_of(g, "q"), hi_of(g, "q"), et,
+       r->id, field, t, t);
+  close_block(g);
+  emit(g, "rt_sync();");
+  open_block(g, "if (%s.len > 0)", t);
+  const char *acc = define_temp(g, e->ty->a, "{0}");
+  emit(g, "bool got = false;");
+  open_block(g, "for (int q = 0; q < pid; q++)");
+  emit(g, "if (%s == %s) continue;", lo_of(g, "q"), hi_of(g, "q"));
+  const char *y = define_temp(g, e->ty->a, fmt(g, "rf_%s(rt_find(%d, q))", et, field));
+  open_block(g, "if (!got)");
+  emit(g, "%s = %s;", acc, y);
+  emit(g, "got = true;");
+  emit(g, "continue;");
+  close_block(g);
+  emit(g, "%s = %s;", acc, apply_body(g, e, acc, y));
+  close_block(g);
+  const char *k = temp(g);
+  open_block(g, "if (got)");
+  bool saved = begin_counted_loop(g, e->body, fmt(g, "%s.len", t));
+  open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", k, k, t, k);
+  emit(g, "%s.at[%s] = %s;", t, k, apply_body(g, e, acc, fmt(g, "%s.at[%s]", t, k)));
+  close_block(g);
+  g->counting = saved;
+  close_block(g);
+  close_block(g);
+  return t;
+}
+
+// inits/tails: each process fetches the elements its segments need (all of
+// [0, hi) for inits, [n - hi, n) for tails), then makes them as views.
+static const char *stage_segments(Cg *g, Region *r, Ir *e, const char *cur) {
+  bool inits = e->kind == IR_INITS;
+  const char *vt = mangle(g, e->a->ty), *et = mangle(g, e->a->ty->a);
+  int field = FIELD_EXCHANGE + e->stage;
+  // What process q needs from us: [max(lo, need_lo(q)), hi).
+  const char *need = inits ? "0" : fmt(g, "n - %s", hi_of(g, "q"));
+  emit(g, "int64_t lo = %s, hi = %s;", lo_of(g, "pid"), hi_of(g, "pid"));
+  open_block(g, "for (int q = 0; q < P && hi > lo; q++)");
+  emit(g, "int64_t from = %s > lo ? %s : lo;", need, need);
+  emit(g, "if (q != pid && %s < %s && from < hi && %s)", lo_of(g, "q"), hi_of(g, "q"), inits ? "q > pid" : "true");
+  emit(g, "  sb_%s(q, rt_head(%d, %d, pid), n, (t_%s){hi - from, %s.at + (from - lo)});", vt, r->id, field, vt, cur);
+  close_block(g);
+  emit(g, "rt_sync();");
+  const char *res = new_vec(g, e->ty, "hi - lo");
+  open_block(g, "if (hi > lo)");
+  emit(g, "int64_t base = %s;", inits ? "0" : "n - hi");
+  emit(g, "t_%s *all = rt_array(hi, sizeof *all);", et);
+  open_block(g, "for (int q = 0; q < P; q++)");
+  emit(g, "int64_t qlo = %s, qhi = %s, from = qlo > base ? qlo : base;", lo_of(g, "q"), hi_of(g, "q"));
+  emit(g, "if (qhi > base + hi) qhi = base + hi;");
+  emit(g, "if (from >= qhi) continue;");
+  emit(g, "if (q == pid) memcpy(all + (from - base), %s.at + (from - lo), (size_t)(qhi - from) * sizeof *all);", cur);
+  emit(g, "else ub_%s(rt_find(%d, q), qhi - from, all + (from - base));", vt, field);
+  close_block(g);
+  emit(g, "for (int64_t j = lo; j < hi; j++) %s.at[j - lo] = (t_%s){j + 1, all + %s};", res, vt,
+       inits ? "0" : "(n - 1 - j) - base");
+  close_block(g);
+  return res;
+}
+
+// The local stages of a region, then the gather; returns the result.
+static const char *region_stages(Cg *g, Region *r) {
+  const char *cur = "b0";
+  for (int s = 0; s < r->nstages; s++) {
+    Ir *e = r->stages[s];
+    emit(g, "/* stage %d: %s at %s */", s, stage_name(e->kind), where(g, e->pos));
+    switch (e->kind) {
+    case IR_MAP: cur = cg_map_loop(g, e, cur); break;
+    case IR_PAIR_MAP: cur = cg_pair_map_loop(g, e, "b0", "b1"); break;
+    case IR_C_PROD: cur = cg_c_prod_loop(g, e, fmt(g, "o%d", s), cur); break;
+    case IR_FOLD: return stage_fold(g, r, e, cur);
+    case IR_PREFIX: cur = stage_prefix(g, r, e, cur); break;
+    default: cur = stage_segments(g, r, e, cur); break;
+    }
+  }
+  const char *vt = mangle(g, r->root->ty);
+  emit(g, "/* gather */");
+  emit(g, "if (pid != 0 && %s.len > 0) sb_%s(0, rt_head(%d, %d, pid), n, %s);", cur, vt, r->id, FIELD_GATHER, cur);
+  emit(g, "rt_sync();");
+  const char *res = define_temp(g, r->root->ty, "{0}");
+  open_block(g, "if (pid == 0)");
+  emit(g, "%s = (t_%s){n, rt_array(n, sizeof *%s.at)};", res, vt, res);
+  emit(g, "if (%s.len > 0) memcpy(%s.at, %s.at, (size_t)%s.len * sizeof *%s.at);", cur, res, cur, cur, res);
+  open_block(g, "for (int q = 1; q < P; q++)");
+  emit(g, "int64_t qlo = %s, qhi = %s;", lo_of(g, "q"), hi_of(g, "q"));
+  emit(g, "if (qhi > qlo) ub_%s(rt_find(%d, q), qhi - qlo, %s.at + qlo);", vt, FIELD_GATHER, res);
+  close_block(g);
+  close_block(g);
+  return res;
+}
+
+static void region_run(Cg *g, Region *r, RegionFields *f) {
+  const char *rt = ctype(g, r->root->ty);
+  buf_printf(g->out, "/* region %d at %s: the local stages, run by every process */\n", r->id, where(g, r->root->pos));
+  buf_printf(g->out, "static %s r%d_run(const r%d_cap *cap", rt, r->id, r->id);
+  for (int i = 0; i < f->nscatter; i++) buf_printf(g->out, ", %s %s", ctype(g, f->scatter[i].ty), f->scatter[i].name);
+  buf_printf(g->out, ", int64_t n) {\n");
+  g->indent = 1;
+  emit(g, "int pid = bsp_pid(), P = bsp_nprocs();");
+  for (int i = 0; i < f->nfull; i++) define(g, f->full[i].ty, f->full[i].name, fmt(g, "cap->%s", f->full[i].name));
+  emit(g, "(void)cap;");
+  const char *res = region_stages(g, r);
+  flush_ops(g);
+  emit(g, "return %s;", res);
+  buf_printf(g->out, "}\n\n");
+}
+
+static void region_master(Cg *g, Region *r, RegionFields *f) {
+  const char *rt = ctype(g, r->root->ty);
+  buf_printf(g->out, "/* region %d: process 0 checks, scatters and runs its part */\n", r->id);
+  buf_printf(g->out, "static %s r%d_master(r%d_cap cap", rt, r->id, r->id);
+  for (int i = 0; i < f->nscatter; i++) buf_printf(g->out, ", %s %s", ctype(g, f->scatter[i].ty), f->scatter[i].name);
+  buf_printf(g->out, ") {\n");
+  g->indent = 1;
+  emit(g, "int P = bsp_nprocs();");
+  emit(g, "int64_t n = b0.len;");
+  if (r->first->kind == IR_PAIR_MAP)
+    emit(g, "if (b0.len != b1.len) rt_error(%s, \"pair_map on vectors of different lengths (%%\" PRId64 \" and %%\" PRId64 \")\", b0.len, b1.len);",
+         site(g, r->first->pos));
+  if (r->root->kind == IR_FOLD) emit(g, "rt_nonempty(n, \"fold\", %s);", site(g, r->root->pos));
+  open_block(g, "for (int q = 1; q < P; q++)");
+  for (int i = 0; i < f->nfull; i++)
+    emit(g, "sf_%s(q, rt_head(%d, %d, 0), cap.%s);", mangle(g, f->full[i].ty), r->id, i, f->full[i].name);
+  for (int i = 0; i < f->nscatter; i++)
+    emit(g, "sb_%s(q, rt_head(%d, %d, 0), n, (%s){%s - %s, %s.at + %s});", mangle(g, f->scatter[i].ty), r->id,
+         f->nfull + i, ctype(g, f->scatter[i].ty), hi_of(g, "q"), lo_of(g, "q"), f->scatter[i].name, lo_of(g, "q"));
+  close_block(g);
+  emit(g, "rt_sync();");
+  Buf args = {0};
+  for (int i = 0; i < f->nscatter; i++)
+    buf_printf(&args, ", (%s){rt_lo(n, P, 1), %s.at}", ctype(g, f->scatter[i].ty), f->scatter[i].name);
+  emit(g, "return r%d_run(&cap%s, n);", r->id, args.text);
+  free(args.text);
+  buf_printf(g->out, "}\n\n");
+}
+
+static void region_worker(Cg *g, Region *r, RegionFields *f) {
+  buf_printf(g->out, "/* region %d: a worker receives its part and runs it */\n", r->id);
+  buf_printf(g->out, "static void r%d_worker(void) {\n", r->id);
+  g->indent = 1;
+  emit(g, "int pid = bsp_pid(), P = bsp_nprocs();");
+  emit(g, "r%d_cap cap;", r->id);
+  for (int i = 0; i < f->nfull; i++)
+    emit(g, "cap.%s = rf_%s(rt_find(%d, 0));", f->full[i].name, mangle(g, f->full[i].ty), i);
+  emit(g, "int64_t n = rt_find(%d, 0)->tag.n;", f->nfull);
+  Buf args = {0};
+  for (int i = 0; i < f->nscatter; i++) {
+    Field *s = &f->scatter[i];
+    emit(g, "%s %s = {rt_lo(n, P, pid + 1) - rt_lo(n, P, pid), NULL};", ctype(g, s->ty), s->name);
+    emit(g, "%s.at = rt_array(%s.len, sizeof *%s.at);", s->name, s->name, s->name);
+    emit(g, "ub_%s(rt_find(%d, 0), %s.len, %s.at);", mangle(g, s->ty), f->nfull + i, s->name, s->name);
+    buf_printf(&args, ", %s", s->name);
+  }
+  emit(g, "r%d_run(&cap%s, n);", r->id, args.text);
+  free(args.text);
+  buf_printf(g->out, "}\n\n");
+}
+
+static void gen_region(Cg *g, Region *r) {
+  RegionFields f = region_fields(g, r);
+  Buf *saved_out = g->out;
+  int saved_indent = g->indent;
+  bool saved_counting = g->counting;
+  int64_t saved_pending = g->pending;
+  g->out = &g->regions;
+  g->counting = true;
+  g->pending = 0;
+  buf_printf(g->out, "/* region %d: the data it captures, sent in full */\ntypedef struct {\n", r->id);
+  for (int i = 0; i < f.nfull; i++) buf_printf(g->out, "  %s %s;\n", ctype(g, f.full[i].ty), f.full[i].name);
+  buf_printf(g->out, "  char unused; /* (a struct needs a member) */\n} r%d_cap;\n\n", r->id);
+  region_run(g, r, &f);
+  region_master(g, r, &f);
+  region_worker(g, r, &f);
+  g->out = saved_out;
+  g->indent = saved_indent;
+  g->counting = saved_counting;
+  g->pending = saved_pending;
+}
+
+// The master's side of a region: its operands, then the call.
+static const char *cg_region_call(Cg *g, Ir *e) {
+  Region *r = e->region;
+  RegionFields f = region_fields(g, r);
+  emit(g, "/* region %d: %s at %s, in parallel */", r->id, stage_name(e->kind), where(g, e->pos));
+  Buf cap = {0};
+  buf_printf(&cap, "{");
+  for (int i = 0; i < r->ncaptured + r->ninputs; i++) buf_printf(&cap, "%s, ", f.full[i].name);
+  const char **operand = arena_calloc(g->arena, (size_t)r->nstages, sizeof *operand);
+  for (int s = r->nstages - 1; s >= 0; s--)  // in the interpreter's order: outermost stage first
+    if (r->stages[s]->kind == IR_C_PROD) operand[s] = cg_expr(g, r->stages[s]->a);
+  for (int s = 0; s < r->nstages; s++)
+    if (operand[s]) buf_printf(&cap, "%s, ", operand[s]);
+  buf_printf(&cap, "0}");
+  Buf args = {0};
+  if (r->first->kind == IR_PAIR_MAP) {
+    const char *a = cg_expr(g, r->first->a);
+    buf_printf(&args, ", %s, %s", a, cg_expr(g, r->first->b));
+  } else {
+    buf_printf(&args, ", %s", cg_expr(g, plan_chain_arg(r->first)));
+  }
+  gen_region(g, r);
+  flush_ops(g);
+  const char *res = define_temp(g, e->ty, fmt(g, "r%d_master((r%d_cap)%s%s)", r->id, r->id, cap.text, args.text));
+  free(cap.text);
+  free(args.text);
+  return res;
+}
+
+//
+// The program: sites, inputs, main.
+//
+
+// The C expression of an input's declared length (params and literals).
+static const char *length_expr(Cg *g, Node *n) {
+  switch (n->kind) {
+  case N_INT: return fmt(g, "INT64_C(%lld)", (long long)n->ival);
+  case N_VAR: return fmt(g, "rt_param[%d]", n->decl->index);
+  case N_UNOP: return fmt(g, "rt_neg(%s)", length_expr(g, n->lhs));
+  case N_BINOP: {
+    const char *x = length_expr(g, n->lhs), *y = length_expr(g, n->rhs);
+    const char *c = int_op(g, n->op, x, y, n->pos);
+    return c ? c : fmt(g, "(%s %s %s)", x, op_name(n->op), y);
+  }
+  default: return "0";
+  }
+}
+
+static const char *shape_expr(Cg *g, InputType *t) {
+  switch (t->kind) {
+  case IT_INT: return "rt_shape_new(RT_INT, 0, NULL, NULL)";
+  case IT_FLOAT: return "rt_shape_new(RT_FLOAT, 0, NULL, NULL)";
+  case IT_BOOL: return "rt_shape_new(RT_BOOL, 0, NULL, NULL)";
+  case IT_PAIR: return fmt(g, "rt_shape_new(RT_PAIR, 0, %s, %s)", shape_expr(g, t->a), shape_expr(g, t->b));
+  case IT_VEC:
+    return fmt(g, "rt_shape_new(RT_VEC, rt_length(%s, %s), %s, NULL)", length_expr(g, t->len), site(g, t->len->pos),
+               shape_expr(g, t->a));
+  }
+  return "NULL";
+}
+
+static Type *input_type(Cg *g, InputType *t) {
+  switch (t->kind) {
+  case IT_INT: return lower_type(g->ir, T_INT, NULL, NULL);
+  case IT_FLOAT: return lower_type(g->ir, T_FLOAT, NULL, NULL);
+  case IT_BOOL: return lower_type(g->ir, T_BOOL, NULL, NULL);
+  case IT_PAIR: return lower_type(g->ir, T_PAIR, input_type(g, t->a), input_type(g, t->b));
+  default: return lower_type(g->ir, T_VEC, input_type(g, t->a), NULL);
+  }
+}
+
+// The site table: every position a message may point at, with its line.
+static void gen_sites(Cg *g, Buf *o) {
+  buf_printf(o, "static const rt_site rt_sites[] = {\n");
+  for (int i = 0; i < g->sites.len; i++) {
+    Pos *p = g->sites.data[i];
+    const char *text = p->src->text, *end = text + p->src->len, *s = text;
+    for (int line = 1; line < p->line && s < end; s++)
+      if (*s == '\n') line++;
+    const char *q = s;
+    while (q < end && *q != '\n') q++;
+    buf_printf(o, "  {%s, %d, %d, %s},\n", c_string(g, p->src->name, strlen(p->src->name)), p->line, p->col,
+               c_string(g, s, (size_t)(q - s)));
+  }
+  buf_printf(o, "  {\"\", 0, 0, \"\"}\n};\n\n");
+}
+
+// Declarations of the inputs and the setup of process 0: arguments, inputs,
+// then the parameters and the repetition count to the workers.
+static void gen_setup(Cg *g, Buf *o) {
+  Program *prog = g->ir->prog;
+  Buf names = {0}, sites = {0}, inames = {0}, isites = {0};
+  for (int k = 0; k < prog->nparams; k++) {
+    buf_printf(&names, "%s, ", c_string(g, prog->params[k]->name, strlen(prog->params[k]->name)));
+    buf_printf(&sites, "rt_sites[%d], ", g->sites.len);
+    site(g, prog->params[k]->pos);
+  }
+  for (int k = 0; k < prog->ninputs; k++) {
+    buf_printf(&inames, "%s, ", c_string(g, prog->inputs[k]->name, strlen(prog->inputs[k]->name)));
+    buf_printf(&isites, "rt_sites[%d], ", g->sites.len);
+    site(g, prog->inputs[k]->pos);
+  }
+  g->out = o;
+  g->indent = 1;
+  buf_printf(o, "static _Thread_local int64_t rt_param[%d];\n", prog->nparams + 1);
+  for (int k = 0; k < prog->ninputs; k++)
+    buf_printf(o, "static %s %s;\n", ctype(g, input_type(g, prog->inputs[k]->itype)), input_name(g, k));
+  buf_printf(o, "\nstatic int rt_argc;\nstatic char **rt_argv;\n\n");
+  buf_printf(o, "/* process 0: the command line and the inputs; returns the repetition count */\n");
+  buf_printf(o, "static int rt_setup(void) {\n");
+  emit(g, "static const char *const params[] = {%sNULL};", names.text ? names.text : "");
+  emit(g, "static const char *const inputs[] = {%sNULL};", inames.text ? inames.text : "");
+  emit(g, "const rt_site param_sites[] = {%s{0}};", sites.text ? sites.text : "");
+  emit(g, "const rt_site input_sites[] = {%s{0}};", isites.text ? isites.text : "");
+  emit(g, "rt_decls d = {params, param_sites, %d, inputs, input_sites, %d};", prog->nparams, prog->ninputs);
+  emit(g, "rt_args a;");
+  emit(g, "rt_parse_args(rt_argc, rt_argv, &d, rt_param, &a);");
+  emit(g, "rt_check_inputs(&d, &a);");
+  for (int k = 0; k < prog->ninputs; k++) {
+    open_block(g, "/* input %s */", prog->inputs[k]->name);
+    emit(g, "int64_t *w = rt_input_words(&d, &a, %d, %s);", k, shape_expr(g, prog->inputs[k]->itype));
+    emit(g, "un_%s(w, &%s);", mangle(g, input_type(g, prog->inputs[k]->itype)), input_name(g, k));
+    emit(g, "free(w);");
+    close_block(g);
+  }
+  emit(g, "int64_t words[%d] = {a.repeat};", prog->nparams + 1);
+  emit(g, "memcpy(words + 1, rt_param, %d * sizeof *words);", prog->nparams);
+  emit(g, "for (int q = 1; q < bsp_nprocs(); q++) rt_send(q, (rt_tag){0, 0, -1}, words, %d);", prog->nparams + 1);
+  emit(g, "rt_sync();");
+  emit(g, "return a.repeat;");
+  buf_printf(o, "}\n\n");
+  free(names.text);
+  free(sites.text);
+  free(inames.text);
+  free(isites.text);
+}
+
+static void gen_workers(Cg *g, Buf *o) {
+  Program *prog = g->ir->prog;
+  buf_printf(o, "/* the other processes: the parameters, then regions on request until\n"
+                " * a superstep without one ends a repetition */\n");
+  buf_printf(o, "static void rt_workers(void) {\n  rt_sync();\n");
+  buf_printf(o, "  int reps = (int)rt_box.msg[0].words[0];\n");
+  buf_printf(o, "  memcpy(rt_param, rt_box.msg[0].words + 1, %d * sizeof *rt_param);\n", prog->nparams);
+  buf_printf(o, "  while (reps > 0) {\n    rt_sync();\n");
+  buf_printf(o, "    if (rt_box.n == 0) {\n      reps--;\n      continue;\n    }\n    rt_release(0);\n");
+  buf_printf(o, "    switch (rt_head_region(rt_box.msg[0].tag.head)) {\n");
+  for (int r = 1; r <= g->ir->nregions; r++) buf_printf(o, "    case %d: r%d_worker(); break;\n", r, r);
+  buf_printf(o, "    default: bsp_abort(\"vecbsp: error: unknown region request\\n\");\n    }\n  }\n}\n\n");
+}
+
+static void gen_main(Cg *g, Buf *o, const char *rtype, const char *rmangle) {
+  buf_printf(o, "/* process 0: the program, repeated for timing; the result on stdout */\n");
+  buf_printf(o, "static void rt_master(int reps) {\n");
+  buf_printf(o, "  double *seconds = malloc((size_t)reps * sizeof *seconds);\n");
+  buf_printf(o, "  if (!seconds) rt_out_of_memory();\n");
+  buf_printf(o, "  %s r = {0};\n", rtype);
+  buf_printf(o, "  for (int rep = 0; rep < reps; rep++) {\n    size_t mark = rt_mark();\n");
+  buf_printf(o, "    double start = bsp_time();\n    r = rt_program();\n");
+  buf_printf(o, "    seconds[rep] = bsp_time() - start;\n");
+  buf_printf(o, "    rt_sync(); /* no request: the repetition ends */\n");
+  buf_printf(o, "    if (rep + 1 < reps) rt_release(mark);\n  }\n");
+  buf_printf(o, "  pr_%s(stdout, r);\n  putchar('\\n');\n  fflush(stdout);\n", rmangle);
+  buf_printf(o, "  rt_write_times(seconds, reps);\n  free(seconds);\n}\n\n");
+  buf_printf(o, "static void rt_spmd(void) {\n  bsp_begin(bsp_nprocs());\n  (void)rt_sites;\n");
+  buf_printf(o, "  bsp_size_t tag = sizeof(rt_tag);\n  bsp_set_tagsize(&tag);\n  bsp_sync(); /* the tag size applies from here */\n");
+  buf_printf(o, "  if (bsp_pid() == 0)\n    rt_master(rt_setup());\n  else\n    rt_workers();\n");
+  buf_printf(o, "  bsp_end();\n}\n\n");
+  buf_printf(o, "int main(int argc, char **argv) {\n  rt_argc = argc;\n  rt_argv = argv;\n");
+  buf_printf(o, "  bsp_init(rt_spmd, argc, argv);\n  rt_spmd();\n  return 0;\n}\n");
+}
+
+char *codegen_program(IrProgram *ir) {
+  Cg g = {.ir = ir, .arena = ir->arena, .counting = true};
+  Buf setup = {0}, master = {0}, out = {0};
+  gen_setup(&g, &setup);
+  g.out = &master;
+  g.indent = 1;
+  buf_printf(&master, "/* the program, run by process 0 */\nstatic %s rt_program(void) {\n", ctype(&g, ir->main->ty));
+  const char *r = cg_expr(&g, ir->main);
+  flush_ops(&g);
+  emit(&g, "return %s;", r);
+  buf_printf(&master, "}\n\n");
+  gen_types(&g);
+  buf_printf(&out, "/* Generated by vecbsp from %s: C over the BSPlib API (bsp.h). */\n", ir->prog->src->name);
+  buf_printf(&out, "%s\n/* ---- the program ---- */\n\n", rt_prelude_text);
+  gen_sites(&g, &out);
+  buf_printf(&out, "%s", g.types.text ? g.types.text : "");
+  buf_printf(&out, "%s", setup.text);
+  buf_printf(&out, "%s", g.regions.text ? g.regions.text : "");
+  buf_printf(&out, "%s", master.text);
+  gen_workers(&g, &out);
+  gen_main(&g, &out, ctype(&g, ir->main->ty), mangle(&g, ir->main->ty));
+  free(g.types.text);
+  free(g.regions.text);
+  free(setup.text);
+  free(master.text);
+  return out.text;
+}

@@ -1,0 +1,271 @@
+/* rt/core.c: the prelude of every generated program: memory, faults,
+ * scalar helpers, messages and printing. vecbsp embeds the files of src/exec/rt,
+ * in name order, at the top of the C it generates. BSPlib API only (bsp.h). */
+#include <bsp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Counting operations (vecbsp run --profile): only with -DVECBSP_PROFILE,
+ * otherwise the generated code carries no counters at all. */
+#ifdef VECBSP_PROFILE
+#include <bsp_profile.h>
+#define VB_OPS(k) bsp_profile_ops((unsigned long long)(k))
+#else
+#define VB_OPS(k) ((void)0)
+#endif
+
+typedef int64_t t_i;
+typedef double t_f;
+typedef bool t_b;
+
+/* ---- memory: one bump arena per process, released as a stack ---- */
+
+typedef struct rt_chunk {
+  struct rt_chunk *prev; /* the chunk filled before this one */
+  size_t size;           /* bytes of data */
+  size_t base;           /* arena offset of data[0] */
+  char data[];           /* the memory handed out */
+} rt_chunk;
+
+typedef struct rt_arena {
+  rt_chunk *top; /* the chunk being filled */
+  size_t used;   /* arena offset of the next free byte */
+} rt_arena;
+
+static _Thread_local rt_arena rt_mem;
+
+static inline _Noreturn void rt_out_of_memory(void) {
+  bsp_abort("vecbsp: error: out of memory\n");
+}
+
+static inline void *rt_alloc(size_t size) {
+  size = (size + 15) & ~(size_t)15;
+  rt_chunk *c = rt_mem.top;
+  if (!c || rt_mem.used + size > c->base + c->size) {
+    size_t want = c ? c->size * 2 : (size_t)1 << 20;
+    while (want < size) want *= 2;
+    rt_chunk *n = malloc(sizeof *n + want);
+    if (!n) rt_out_of_memory();
+    n->prev = c;
+    n->size = want;
+    n->base = rt_mem.used;
+    rt_mem.top = c = n;
+  }
+  void *p = c->data + (rt_mem.used - c->base);
+  rt_mem.used += size;
+  return p;
+}
+
+/* Frees everything allocated since rt_mark() returned mark. */
+static inline size_t rt_mark(void) { return rt_mem.used; }
+static inline void rt_release(size_t mark) {
+  while (rt_mem.top && rt_mem.top->base >= mark && rt_mem.top->base > 0) {
+    rt_chunk *c = rt_mem.top;
+    rt_mem.top = c->prev;
+    free(c);
+  }
+  rt_mem.used = mark;
+}
+
+/* n elements of size bytes, checking the product. */
+static inline void *rt_array(int64_t n, size_t size) {
+  if (n < 0 || (uint64_t)n > SIZE_MAX / 2 / (size ? size : 1)) rt_out_of_memory();
+  return rt_alloc((size_t)n * size);
+}
+
+/* ---- errors, located as vecbsp reports them ---- */
+
+/* A place in a source text: the program, a --input literal or a data file. */
+typedef struct rt_site {
+  const char *file; /* name used in messages */
+  int line, col;    /* 1-based */
+  const char *text; /* the whole line */
+} rt_site;
+
+/* "FILE:LINE:COL: error: MESSAGE", the line and a caret, then everybody
+ * stops with status 1 (site NULL: "vecbsp: error: MESSAGE"). */
+static inline _Noreturn void rt_verror(const rt_site *s, const char *fmt, va_list ap) {
+  char msg[1024], caret[512];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  if (!s) bsp_abort("vecbsp: error: %s\n", msg);
+  int n = 0;
+  for (int i = 1; i < s->col && s->text[i - 1] && n < (int)sizeof caret - 2; i++)
+    caret[n++] = s->text[i - 1] == '\t' ? '\t' : ' ';
+  caret[n] = '\0';
+  bsp_abort("%s:%d:%d: error: %s\n%s\n%s^\n", s->file, s->line, s->col, msg, s->text, caret);
+}
+
+static inline _Noreturn void rt_error(const rt_site *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  rt_verror(s, fmt, ap);
+}
+
+/* ---- scalar operations with the semantics of docs/language.md ---- */
+
+static inline t_i rt_add(t_i x, t_i y) { return (t_i)((uint64_t)x + (uint64_t)y); }
+static inline t_i rt_sub(t_i x, t_i y) { return (t_i)((uint64_t)x - (uint64_t)y); }
+static inline t_i rt_mul(t_i x, t_i y) { return (t_i)((uint64_t)x * (uint64_t)y); }
+static inline t_i rt_neg(t_i x) { return (t_i)(0 - (uint64_t)x); }
+
+static inline t_i rt_div(t_i x, t_i y, const rt_site *s) {
+  if (y == 0) rt_error(s, "division by zero");
+  return y == -1 ? rt_neg(x) : x / y;
+}
+
+static inline t_i rt_mod(t_i x, t_i y, const rt_site *s) {
+  if (y == 0) rt_error(s, "remainder by zero");
+  return y == -1 ? 0 : x % y;
+}
+
+static inline int64_t rt_index(int64_t i, int64_t len, const rt_site *s) {
+  if (i < 0 || i >= len)
+    rt_error(s, "entry: index %" PRId64 " is out of range for a vector of length %" PRId64, i, len);
+  return i;
+}
+
+static inline void rt_nonempty(int64_t len, const char *what, const rt_site *s) {
+  if (len == 0) rt_error(s, "%s of an empty vector", what);
+}
+
+/* ---- printing, as vecbsp eval prints ---- */
+
+/* The shortest form that reads back exactly, always looking like a float. */
+static inline void rt_print_float(FILE *out, double f) {
+  char buf[64];
+  if (isnan(f)) {
+    fputs("nan", out);
+    return;
+  }
+  if (isinf(f)) {
+    fputs(f < 0 ? "-inf" : "inf", out);
+    return;
+  }
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, f);
+    if (strtod(buf, NULL) == f) break;
+  }
+  char *e = strchr(buf, 'e');
+  if (e && e[1] == '+') memmove(e + 1, e + 2, strlen(e + 2) + 1);
+  if (!strchr(buf, '.') && !strchr(buf, 'e')) strcat(buf, ".0");
+  fputs(buf, out);
+}
+
+static inline void pr_i(FILE *out, t_i v) { fprintf(out, "%" PRId64, v); }
+static inline void pr_f(FILE *out, t_f v) { rt_print_float(out, v); }
+static inline void pr_b(FILE *out, t_b v) { fputs(v ? "true" : "false", out); }
+
+/* ---- packing: values as 8-byte words (docs/compiler.md, "What is counted") ---- */
+
+static inline int64_t wc_i(t_i v) { (void)v; return 1; }
+static inline int64_t wc_f(t_f v) { (void)v; return 1; }
+static inline int64_t wc_b(t_b v) { (void)v; return 1; }
+static inline int64_t *pk_i(int64_t *w, t_i v) { *w = v; return w + 1; }
+static inline int64_t *pk_f(int64_t *w, t_f v) { memcpy(w, &v, 8); return w + 1; }
+static inline int64_t *pk_b(int64_t *w, t_b v) { *w = v; return w + 1; }
+static inline const int64_t *un_i(const int64_t *w, t_i *v) { *v = *w; return w + 1; }
+static inline const int64_t *un_f(const int64_t *w, t_f *v) { memcpy(v, w, 8); return w + 1; }
+static inline const int64_t *un_b(const int64_t *w, t_b *v) { *v = *w != 0; return w + 1; }
+static inline t_i zero_i(t_i v) { (void)v; return 0; }
+static inline t_f zero_f(t_f v) { (void)v; return 0; }
+static inline t_b zero_b(t_b v) { (void)v; return false; }
+
+/* ---- messages ---- */
+
+/* Every message's tag: who sends what, and the layout of its payload. */
+typedef struct rt_tag {
+  int64_t head;   /* region << 32 | field << 20 | sending pid */
+  int64_t n;      /* a vector's global length (0 for other values) */
+  int64_t stride; /* a block of regular nested vectors: their common length, else -1 */
+} rt_tag;
+
+typedef struct rt_msg {
+  rt_tag tag;           /* its tag */
+  const int64_t *words; /* its payload, valid until the next sync */
+  int64_t nwords;       /* payload length in words */
+} rt_msg;
+
+/* The messages received in the current superstep. */
+typedef struct rt_inbox {
+  rt_msg *msg; /* the messages */
+  int n;       /* how many */
+  int cap;     /* allocated */
+} rt_inbox;
+
+static _Thread_local rt_inbox rt_box;
+
+static inline int64_t rt_head(int region, int field, int pid) {
+  return (int64_t)region << 32 | (int64_t)field << 20 | pid;
+}
+static inline int rt_head_region(int64_t head) { return (int)(head >> 32); }
+static inline int rt_head_field(int64_t head) { return (int)(head >> 20 & 0xfff); }
+static inline int rt_head_pid(int64_t head) { return (int)(head & 0xfffff); }
+
+/* bsp_sync, then the new messages into rt_box. */
+static inline void rt_sync(void) {
+  bsp_sync();
+  int n;
+  bsp_size_t bytes;
+  bsp_qsize(&n, &bytes);
+  if (n > rt_box.cap) {
+    free(rt_box.msg);
+    rt_box.cap = n * 2;
+    rt_box.msg = malloc((size_t)rt_box.cap * sizeof *rt_box.msg);
+    if (!rt_box.msg) rt_out_of_memory();
+  }
+  rt_box.n = n;
+  for (int i = 0; i < n; i++) {
+    void *tag, *payload;
+    bsp_size_t size = bsp_hpmove(&tag, &payload);
+    memcpy(&rt_box.msg[i].tag, tag, sizeof(rt_tag));
+    rt_box.msg[i].words = payload;
+    rt_box.msg[i].nwords = size / 8;
+  }
+}
+
+/* The message of a field from a pid (NULL if there is none). */
+static inline const rt_msg *rt_find(int field, int pid) {
+  for (int i = 0; i < rt_box.n; i++)
+    if (rt_head_field(rt_box.msg[i].tag.head) == field && rt_head_pid(rt_box.msg[i].tag.head) == pid)
+      return &rt_box.msg[i];
+  return NULL;
+}
+
+static inline void rt_send(int pid, rt_tag tag, const void *words, int64_t nwords) {
+  if (nwords > INT32_MAX / 8) bsp_abort("vecbsp: error: a message of %" PRId64 " words is too long\n", nwords);
+  bsp_send(pid, &tag, words, (bsp_size_t)(nwords * 8));
+}
+
+/* A word buffer for packing messages, reused by the process. */
+static _Thread_local int64_t *rt_buf;
+static _Thread_local int64_t rt_buf_cap;
+static inline int64_t *rt_words(int64_t n) {
+  if (n > rt_buf_cap) {
+    free(rt_buf);
+    rt_buf_cap = n * 2 + 16;
+    rt_buf = malloc((size_t)rt_buf_cap * 8);
+    if (!rt_buf) rt_out_of_memory();
+  }
+  return rt_buf;
+}
+
+/* Block [lo, hi) of process k when n elements are spread over p processes. */
+static inline int64_t rt_lo(int64_t n, int p, int k) { return (int64_t)((__int128)n * k / p); }
+
+/* ---- the parallel program's side channel: repetition times ---- */
+
+static inline void rt_write_times(const double *seconds, int reps) {
+  const char *path = getenv("VECBSP_TIMES");
+  if (!path || !*path) return;
+  FILE *f = fopen(path, "w");
+  if (!f) return;
+  for (int i = 0; i < reps; i++) fprintf(f, "%.9g\n", seconds[i]);
+  fclose(f);
+}

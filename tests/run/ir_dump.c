@@ -1,0 +1,21 @@
+// ir_dump.c: prints the lowered IR and the plan of a program (test driver).
+#include "exec/ir.h"
+
+#include <errno.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: ir_dump FILE.vec\n");
+    return 2;
+  }
+  Arena *a = arena_new();
+  Source *src = source_read(a, argv[1]);
+  if (!src) fatal("cannot read '%s': %s", argv[1], strerror(errno));
+  Program *prog = parse_program(a, src);
+  typecheck_program(prog);
+  check_sizes(prog);
+  lower_print(stdout, lower_program(prog));
+  arena_free(a);
+  return 0;
+}
