@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# run-vs-eval.sh VECBSP BACKEND "P..." [--examples] [--builtins] [--random]:
+# vecbsp run prints exactly what vecbsp eval prints, at every P.
+#   --builtins  every examples/builtins/*.vec with its own arguments
+#   --examples  examples/*.vec at sizes not divisible by P, and P > n
+#   --random    random inputs of several sizes for every example
+set -u
+vecbsp=$1 backend=$2 procs=$3
+shift 3
+root=$(cd "$(dirname "$0")/../.." && pwd)
+failed=0
+check() {  # check FILE ARGS...
+  local want got p
+  want=$("$vecbsp" eval "$@" 2>&1)
+  for p in $procs; do
+    got=$("$vecbsp" run --backend "$backend" -p "$p" "$@" 2>&1)
+    if [ "$got" != "$want" ]; then
+      echo "FAIL p=$p $*"; echo "  eval: ${want:0:300}"; echo "  run:  ${got:0:300}"; failed=1
+    fi
+  done
+}
+for what in "$@"; do
+  case $what in
+    --builtins)
+      for f in "$root"/examples/builtins/*.vec; do
+        # shellcheck disable=SC2046
+        check "$f" $(sed -n 's/^# args: //p' "$f")
+      done ;;
+    --examples)
+      for n in 1 3 10; do
+        for f in "$root"/examples/mss*.vec; do check "$f" -D n=$n --random $n; done
+        check "$root/examples/matvec1.vec" -D m=$n -D n=5 --random $n
+        check "$root/examples/matvec2.vec" -D m=4 -D n=$n --random $n
+      done ;;
+    --random)
+      for seed in 11 12; do
+        for n in 2 5 13 31; do
+          for f in "$root"/examples/mss*.vec; do check "$f" -D n=$n --random $seed; done
+          check "$root/examples/matvec1.vec" -D m=$n -D n=$((n % 7 + 1)) --random $seed
+          check "$root/examples/matvec2.vec" -D m=$((n % 5 + 1)) -D n=$n --random $seed
+        done
+      done ;;
+  esac
+done
+exit $failed
