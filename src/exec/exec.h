@@ -94,4 +94,22 @@ IrProgram *lower_program(Program *prog);
 // The C program over the BSPlib API that runs it (malloc'ed text).
 char *codegen_program(IrProgram *ir);
 
+// exact.c: the exact cost model: the supersteps run executes at p processes
+// with the given params, computed without running anything.
+typedef struct ExactStep {
+  int64_t w;  // operations of the busiest process
+  int64_t h;  // max over processes of max(words sent, words received)
+  Pos where;  // the skeleton whose barrier ends it (main, for the last)
+} ExactStep;
+
+typedef struct ExactResult {
+  ExactStep *steps;  // the supersteps in order (in the program's arena)
+  int nsteps;        // S + 1: the last one ends the program, h = 0
+  int64_t W, H;      // sums of w and h
+  int64_t S;         // barriers
+} ExactResult;
+
+// Lowers and plans prog (in its arena) and predicts; returns 0.
+int exact_cost(Program *prog, const int64_t *params, int p, ExactResult *out);
+
 #endif
