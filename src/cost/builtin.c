@@ -1,0 +1,486 @@
+// builtin.c: the builtins on shapes: their result shapes, the static shape
+// errors, and their costs. Run sequentially (local mode, or a sequential
+// builtin at top level) a builtin returns or spends its operations; a
+// skeleton at top level hands its per-element costs to the model, which
+// turns them into supersteps.
+#include "cost/costint.h"
+
+// Longest run of size values followed exactly (a fold over sizes), and of
+// shape-changing iter steps.
+enum { SIMULATE_MAX = 1 << 20, ITER_MAX = 1 << 24 };
+
+int shape_arity(Shape *f) { return f->node->kind == N_OPFN ? 2 : builtin_arity(f->node->builtin); }
+
+static Res result(Shape *s, Num cost, Site *dist) { return (Res){s, cost, dist, NULL}; }
+
+static Res value(Shape *s) { return result(s, num_of(0), NULL); }
+
+//
+// Sizes.
+//
+
+Sz require_size(Analysis *a, Shape *s, Pos pos, const char *what) {
+  if (s->kind == SH_SIZE) return s->n;
+  if (a->pc)
+    error_at(pos, "--symbolic: %s has no closed form: it divides, takes a remainder, a maximum or "
+                  "a minimum of sizes that depend on the parameters (give them with -D)", what);
+  error_at(pos, "%s is not a known size: computing it overflows 64 bits or divides by zero", what);
+}
+
+static Sz canonical(PolyCtx *c, const Poly *p) {
+  int64_t num, den;
+  if (poly_constant(p, &num, &den) && den == 1) return sz_of(num);
+  return (Sz){.sym = p};
+}
+
+// Arithmetic on known sizes and truth values, wrapping like the
+// executor's ints; false when the result is not known (division by zero,
+// or in a closed-form analysis not a polynomial).
+static bool size_op(Analysis *a, Op op, Sz x, Sz y, Sz *r) {
+  if (x.sym || y.sym) {
+    PolyCtx *c = a->pc;
+    const Poly *px = x.sym ? x.sym : poly_int(c, x.k), *py = y.sym ? y.sym : poly_int(c, y.k);
+    switch (op) {
+    case OP_ADD: *r = canonical(c, poly_add(c, px, py)); return true;
+    case OP_SUB: *r = canonical(c, poly_sub(c, px, py)); return true;
+    case OP_MUL: *r = canonical(c, poly_mul(c, px, py)); return true;
+    case OP_NEG: *r = canonical(c, poly_sub(c, poly_int(c, 0), px)); return true;
+    default: return false;
+    }
+  }
+  uint64_t p = (uint64_t)x.k, q = (uint64_t)y.k;
+  int64_t v;
+  switch (op) {
+  case OP_ADD: v = (int64_t)(p + q); break;
+  case OP_SUB: v = (int64_t)(p - q); break;
+  case OP_MUL: v = (int64_t)(p * q); break;
+  case OP_NEG: v = (int64_t)(0 - p); break;
+  case OP_DIV: case OP_MOD:
+    if (y.k == 0) return false;
+    if (y.k == -1) v = op == OP_DIV ? (int64_t)(0 - p) : 0;
+    else v = op == OP_DIV ? x.k / y.k : x.k % y.k;
+    break;
+  case OP_MAX: v = x.k > y.k ? x.k : y.k; break;
+  case OP_MIN: v = x.k < y.k ? x.k : y.k; break;
+  case OP_EQ: v = x.k == y.k; break;
+  case OP_NE: v = x.k != y.k; break;
+  case OP_LT: v = x.k < y.k; break;
+  case OP_LE: v = x.k <= y.k; break;
+  case OP_GT: v = x.k > y.k; break;
+  case OP_GE: v = x.k >= y.k; break;
+  case OP_AND: v = x.k && y.k; break;
+  case OP_OR: v = x.k || y.k; break;
+  case OP_NOT: v = !x.k; break;
+  default: return false;
+  }
+  *r = sz_of(v);
+  return true;
+}
+
+Shape *builtin_scalar_op(Analysis *a, Op op, Shape *x, Shape *y) {
+  Sz r;
+  if (x->kind == SH_SIZE && (!y || y->kind == SH_SIZE) && size_op(a, op, x->n, y ? y->n : sz_of(0), &r))
+    return shape_size(a, r);
+  return shape_unit(a);
+}
+
+// The length of a vector built from others.
+static Sz length_op(Analysis *a, Op op, Sz x, Sz y, Site *site) {
+  Sz r;
+  if (x.sym || y.sym) {
+    size_op(a, op, x, y, &r);
+    return r;
+  }
+  int64_t v;
+  bool overflow = op == OP_MUL   ? __builtin_mul_overflow(x.k, y.k, &v)
+                : op == OP_ADD   ? __builtin_add_overflow(x.k, y.k, &v)
+                                 : __builtin_sub_overflow(x.k, y.k, &v);
+  if (overflow) error_at(site->pos, "the length of this vector overflows 64 bits");
+  return sz_of(v);
+}
+
+//
+// map, pair_map, c_prod: every element computed by the function, locally.
+//
+
+static Shape *map_elems(Analysis *a, Shape *f, Shape *x, ElemCosts *ec) {
+  *ec = (ElemCosts){x->n, num_of(0), NULL};
+  if (x->kind == SH_VEC) {
+    if (sz_is(x->n, 0)) return x;
+    Res r = eval_apply_local(a, f, x->a);
+    ec->each1 = r.cost;
+    return shape_vec(a, x->n, r.s);
+  }
+  int64_t n = x->n.k;
+  Shape **out = arena_calloc(a->arena, (size_t)n, sizeof *out);
+  ec->each = arena_calloc(a->arena, (size_t)n, sizeof *ec->each);
+  for (int64_t i = 0; i < n; i++) {
+    Res r = eval_apply_local(a, f, x->elems[i]);
+    out[i] = r.s;
+    ec->each[i] = r.cost;
+  }
+  return shape_vector(a, out, n);
+}
+
+static Shape *pair_map_elems(Analysis *a, Shape *f, Shape *ab, ElemCosts *ec, Site *site) {
+  Shape *x = ab->a, *y = ab->b;
+  if (!sz_equal(x->n, y->n))
+    error_at(site->pos, "pair_map on vectors of different lengths (%s and %s)", sz_format(a->arena, a->pc, x->n),
+             sz_format(a->arena, a->pc, y->n));
+  *ec = (ElemCosts){x->n, num_of(0), NULL};
+  if (x->kind == SH_VEC && y->kind == SH_VEC) {
+    if (sz_is(x->n, 0)) return x;
+    Res r = eval_apply2_local(a, f, x->a, y->a);
+    ec->each1 = r.cost;
+    return shape_vec(a, x->n, r.s);
+  }
+  int64_t n = x->n.k;
+  Shape **out = arena_calloc(a->arena, (size_t)n, sizeof *out);
+  ec->each = arena_calloc(a->arena, (size_t)n, sizeof *ec->each);
+  for (int64_t i = 0; i < n; i++) {
+    Res r = eval_apply2_local(a, f, shape_elem(x, i), shape_elem(y, i));
+    out[i] = r.s;
+    ec->each[i] = r.cost;
+  }
+  return shape_vector(a, out, n);
+}
+
+// Row j of c_prod f x y: f applied to every element of x and y_j.
+static Res c_prod_row(Analysis *a, Shape *f, Shape *x, Shape *yj) {
+  if (x->kind == SH_VEC) {
+    if (sz_is(x->n, 0)) return value(x);
+    Res r = eval_apply2_local(a, f, x->a, yj);
+    return result(shape_vec(a, x->n, r.s), num_mul(a->pc, r.cost, num_sz(x->n)), NULL);
+  }
+  int64_t n = x->n.k;
+  Shape **out = arena_calloc(a->arena, (size_t)n, sizeof *out);
+  double cost = 0;
+  for (int64_t i = 0; i < n; i++) {
+    Res r = eval_apply2_local(a, f, x->elems[i], yj);
+    out[i] = r.s;
+    cost += r.cost.v;
+  }
+  return result(shape_vector(a, out, n), num_of(cost), NULL);
+}
+
+// The rows (one per element of y) are the elements a process computes.
+static Shape *c_prod_elems(Analysis *a, Shape *f, Shape *x, Shape *y, ElemCosts *ec) {
+  *ec = (ElemCosts){y->n, num_of(0), NULL};
+  if (y->kind == SH_VEC) {
+    if (sz_is(y->n, 0)) return y;
+    Res row = c_prod_row(a, f, x, y->a);
+    ec->each1 = row.cost;
+    return shape_vec(a, y->n, row.s);
+  }
+  int64_t n = y->n.k;
+  Shape **out = arena_calloc(a->arena, (size_t)n, sizeof *out);
+  ec->each = arena_calloc(a->arena, (size_t)n, sizeof *ec->each);
+  for (int64_t j = 0; j < n; j++) {
+    Res row = c_prod_row(a, f, x, y->elems[j]);
+    out[j] = row.s;
+    ec->each[j] = row.cost;
+  }
+  return shape_vector(a, out, n);
+}
+
+static Num elem_total(Analysis *a, const ElemCosts *ec) {
+  if (!ec->each) return num_mul(a->pc, ec->each1, num_sz(ec->n));
+  double sum = 0;
+  for (int64_t i = 0; i < ec->n.k; i++) sum += ec->each[i].v;
+  return num_of(sum);
+}
+
+//
+// fold and prefix: operators of constant space, as in the papers.
+//
+
+// The shape of the elements op combines, and the cost of one application.
+static Shape *combined_elem(Analysis *a, Shape *op, Shape *x, Site *site, Num *c) {
+  const char *name = builtin_name(site->b);
+  Shape *ex = shape_erase(a, x);
+  if (ex->kind == SH_IRR)
+    error_at(site->pos, "'%s' combines elements of one shape (the papers' constant-space restriction), "
+                        "but these have different shapes: %s", name, shape_format(a, ex));
+  Shape *e = ex->a;
+  Res r = eval_apply2_local(a, op, e, e);
+  if (shape_erase(a, r.s) != e)
+    error_at(site->pos, "the operator of '%s' must give the shape of its arguments (the papers' "
+                        "constant-space restriction): from two %s it gives %s",
+             name, shape_format(a, e), shape_format(a, r.s));
+  *c = r.cost;
+  return e;
+}
+
+// Size values are followed exactly while affordable: fold (+) [1, 2, 3] is the size 6.
+static bool follows_values(Shape *x) { return x->has_size && !x->n.sym && x->n.k <= SIMULATE_MAX; }
+
+static Shape *fold_value(Analysis *a, Shape *op, Shape *x, Shape *e) {
+  if (!follows_values(x)) return e;
+  Shape *acc = shape_elem(x, 0);
+  for (int64_t i = 1; i < x->n.k; i++) acc = eval_apply2_local(a, op, acc, shape_elem(x, i)).s;
+  return acc;
+}
+
+static Shape *prefix_value(Analysis *a, Shape *op, Shape *x) {
+  if (!follows_values(x)) return shape_erase(a, x);
+  int64_t n = x->n.k;
+  Shape **out = arena_calloc(a->arena, (size_t)n, sizeof *out);
+  for (int64_t i = 0; i < n; i++)
+    out[i] = i ? eval_apply2_local(a, op, out[i - 1], shape_elem(x, i)).s : shape_elem(x, 0);
+  return shape_vector(a, out, n);
+}
+
+// A top-level skeleton starts, taking x as it is when dist left it distributed.
+static void start(Analysis *a, Shape *f, Shape *x, Site *dist, Site *site) {
+  if (dist) eval_plan(a, PLAN_KEEP, dist, site);
+  eval_plan(a, PLAN_SKELETON, site, dist);
+  a->ops->start(a, f, dist ? NULL : x, site);
+}
+
+static Res reduce(Analysis *a, Shape *f, Shape *x, Site *dist, EvalMode m, Site *site) {
+  Builtin b = site->b;
+  Shape *op = f->elems[0], *e = shape_unit(a), *s = x;
+  Num c = num_of(0);
+  if (sz_is(x->n, 0) && b == B_FOLD) error_at(site->pos, "fold of an empty vector");
+  if (!sz_is(x->n, 0)) {
+    e = combined_elem(a, op, x, site, &c);
+    s = b == B_FOLD ? fold_value(a, op, x, e) : prefix_value(a, op, x);
+  }
+  if (m == EVAL_LOCAL) {
+    Num steps = sz_is(x->n, 0) ? num_of(0) : num_sub(a->pc, num_sz(x->n), num_of(1));
+    return result(s, num_mul(a->pc, c, steps), NULL);
+  }
+  start(a, f, x, dist, site);
+  if (b == B_FOLD) {
+    a->ops->fold(a, x, c, e, site);
+    return value(s);
+  }
+  a->ops->prefix(a, x, c, e, site);
+  return result(s, num_of(0), site);
+}
+
+//
+// inits and tails: the irregular shapes of the maximum segment sum paper.
+//
+
+static Shape *segments_shape(Analysis *a, Builtin b, Shape *x, Site *site) {
+  if (x->n.sym)
+    error_at(site->pos, "--symbolic: '%s' builds vectors of as many different lengths as its argument "
+                        "has elements, which has no closed form (give the parameters with -D)",
+             builtin_name(b));
+  int64_t n = x->n.k;
+  if (n == 0) return x;
+  shape_reserve(a, n);
+  Shape **segs = arena_calloc(a->arena, (size_t)n, sizeof *segs);
+  for (int64_t k = 0; k < n; k++)
+    segs[k] = x->kind == SH_VEC ? shape_vec(a, sz_of(k + 1), x->a)
+                                : shape_vector(a, x->elems + (b == B_TAILS ? n - 1 - k : 0), k + 1);
+  return shape_vector(a, segs, n);
+}
+
+// concat * (n - 1): joining n pieces.
+static Num concat_cost(Analysis *a, Sz n) {
+  if (sz_is(n, 0)) return num_of(0);
+  return num_mul(a->pc, num_of(a->k.concat), num_sub(a->pc, num_sz(n), num_of(1)));
+}
+
+//
+// The skeletons.
+//
+
+static Res skeleton(Analysis *a, Shape *f, Res last, EvalMode m, Site *site) {
+  Builtin b = site->b;
+  bool top = m == EVAL_TOP;
+  Site *dist = top && plan_takes_distributed(b) ? last.dist : NULL;
+  Shape *x = dist ? last.s : eval_force(a, last);
+  if (b == B_FOLD || b == B_PREFIX) return reduce(a, f, x, dist, m, site);
+  if (b == B_INITS || b == B_TAILS) {
+    Shape *s = segments_shape(a, b, x, site);
+    if (!top) return result(s, concat_cost(a, x->n), NULL);
+    start(a, f, x, dist, site);
+    a->ops->segments(a, x, site);
+    return result(s, num_of(0), site);
+  }
+  ElemCosts ec;
+  Shape *s = b == B_MAP        ? map_elems(a, f->elems[0], x, &ec)
+           : b == B_PAIR_MAP   ? pair_map_elems(a, f->elems[0], x, &ec, site)
+                               : c_prod_elems(a, f->elems[0], f->elems[1], x, &ec);
+  if (!top) return result(s, elem_total(a, &ec), NULL);
+  start(a, f, x, dist, site);
+  a->ops->local(a, &ec, site);
+  return result(s, num_of(0), site);
+}
+
+//
+// iter: k applications at the mode of the call; once the value's shape
+// stops changing, the remaining applications repeat the last one.
+//
+
+static _Noreturn void iter_too_long(Site *site) {
+  error_at(site->pos, "iter changes the shape of its value at more than %d steps; the analysis "
+                      "follows at most that many", ITER_MAX);
+}
+
+static Res iter_local(Analysis *a, Shape *f, Shape *x, int64_t k, Site *site) {
+  Res acc = value(x);
+  for (int64_t i = 0; i < k; i++) {
+    Res r = eval_apply_local(a, f, acc.s);
+    if (r.s == acc.s) {
+      acc.cost = num_add(a->pc, acc.cost, num_mul(a->pc, r.cost, num_of((double)(k - i))));
+      break;
+    }
+    acc = result(r.s, num_add(a->pc, acc.cost, r.cost), NULL);
+    if (i == ITER_MAX) iter_too_long(site);
+  }
+  return acc;
+}
+
+// At top level an iteration's supersteps depend on its input shape and on
+// the work left open by the previous one: when three inputs in a row are
+// equal, the steady state is reached and the rest repeats the last.
+static Shape *iter_top(Analysis *a, Shape *f, Shape *x, int64_t k, Site *site) {
+  Shape *cur = x, *prev1 = NULL, *prev2 = NULL;
+  StepsMark last = steps_mark(a);
+  for (int64_t i = 0; i < k; i++) {
+    if (prev1 == cur && prev2 == cur) {
+      steps_repeat(a, last, k - i);
+      break;
+    }
+    StepsMark before = steps_mark(a);
+    Shape *next = eval_force(a, eval_apply(a, f, value(cur), EVAL_TOP, NULL));
+    prev2 = prev1, prev1 = cur, cur = next, last = before;
+    if (i == ITER_MAX) iter_too_long(site);
+  }
+  return cur;
+}
+
+static Res iter_symbolic(Analysis *a, Shape *f, Shape *x, Sz k, EvalMode m, Site *site) {
+  StepsMark before = steps_mark(a);
+  Res r = eval_apply(a, f, value(x), m, NULL);
+  Shape *s = eval_force(a, r);
+  if (s != x)
+    error_at(site->pos, "--symbolic: iter with a count that depends on the parameters needs a function "
+                        "that keeps the shape of its value, but this one turns %s into %s "
+                        "(give the parameters with -D)", shape_format(a, x), shape_format(a, s));
+  Num times = num_sz(k);
+  if (m == EVAL_LOCAL) return result(s, num_mul(a->pc, r.cost, times), NULL);
+  Num dW, dH, dS, more = num_sub(a->pc, times, num_of(1));
+  steps_delta(a, before, &dW, &dH, &dS);
+  steps_add(a, num_mul(a->pc, dW, more), num_mul(a->pc, dH, more), num_mul(a->pc, dS, more));
+  return value(s);
+}
+
+static Res iter_run(Analysis *a, Shape *f, Shape *x, Shape *count, EvalMode m, Site *site) {
+  Sz k = require_size(a, count, site->pos, "the count of 'iter'");
+  Res start_cost = value(x);
+  eval_spend(a, m, &start_cost, num_of(a->k.iter));
+  Res r;
+  if (k.sym) {
+    r = iter_symbolic(a, f, x, k, m, site);
+  } else {
+    if (k.k < 0) error_at(site->pos, "iter with a negative count (%lld)", (long long)k.k);
+    r = m == EVAL_LOCAL ? iter_local(a, f, x, k.k, site) : value(iter_top(a, f, x, k.k, site));
+  }
+  r.cost = num_add(a->pc, r.cost, start_cost.cost);
+  return r;
+}
+
+//
+// The sequential builtins.
+//
+
+static Shape *redconcat_shape(Analysis *a, Shape *x, Site *site) {
+  if (sz_is(x->n, 0)) return x;
+  if (x->kind == SH_VEC && x->a->kind == SH_VEC)
+    return shape_vec(a, length_op(a, OP_MUL, x->n, x->a->n, site), x->a->a);
+  if (x->kind == SH_VEC && x->n.sym)
+    error_at(site->pos, "--symbolic: 'redconcat' of a vector whose length depends on the parameters "
+                        "builds a vector of different shapes, which has no closed form");
+  // Element i of the result: pieces of the concatenated vectors in order.
+  int64_t n = x->n.k, total = 0;
+  Shape *common = shape_elem(x, 0)->kind == SH_VEC ? shape_elem(x, 0)->a : NULL;
+  for (int64_t i = 0; i < n; i++) {
+    Shape *v = shape_elem(x, i);
+    total = length_op(a, OP_ADD, sz_of(total), v->n, site).k;
+    if (v->kind != SH_VEC || (v->a != common && !sz_is(v->n, 0))) common = NULL;
+  }
+  if (common) return shape_vec(a, sz_of(total), common);
+  shape_reserve(a, total);
+  Shape **out = arena_calloc(a->arena, (size_t)total, sizeof *out);
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++) {
+    Shape *v = shape_elem(x, i);
+    for (int64_t j = 0; j < v->n.k; j++) out[k++] = shape_elem(v, j);
+  }
+  return shape_vector(a, out, total);
+}
+
+static Shape *entry_shape(Analysis *a, Shape *v, Shape *index, Site *site) {
+  if (index->kind == SH_SIZE && !index->n.sym && !v->n.sym) {
+    int64_t i = index->n.k;
+    if (i < 0 || i >= v->n.k)
+      error_at(site->pos, "entry: index %lld is out of range for a vector of length %lld", (long long)i,
+               (long long)v->n.k);
+    return shape_elem(v, i);
+  }
+  if (sz_is(v->n, 0)) error_at(site->pos, "entry of an empty vector");
+  if (v->kind == SH_VEC) return v->a;
+  Shape *ev = shape_erase(a, v);
+  if (ev->kind == SH_IRR)
+    error_at(site->pos, "entry with an index that depends on data, in a vector whose elements have "
+                        "different shapes: %s", shape_format(a, ev));
+  return ev->a;
+}
+
+static Shape *nonempty(Shape *v, Site *site) {
+  if (sz_is(v->n, 0)) error_at(site->pos, "%s of an empty vector", builtin_name(site->b));
+  return v;
+}
+
+static Shape *dummyvec_shape(Analysis *a, Shape *spec, Site *site) {
+  Sz n = require_size(a, spec->a, site->pos, "the length given to 'dummyvec'");
+  if (!n.sym && n.k < 0) error_at(site->pos, "dummyvec of negative length %lld", (long long)n.k);
+  return shape_vec(a, n, shape_erase(a, spec->b));
+}
+
+static Shape *sequential(Analysis *a, Shape *f, Shape *x, Num *c, Site *site) {
+  const CostConstants *k = &a->k;
+  switch (site->b) {
+  case B_REDCONCAT: *c = concat_cost(a, x->n); return redconcat_shape(a, x, site);
+  case B_LENGTH: *c = num_of(k->length); return shape_size(a, x->n);
+  case B_ENTRY: *c = num_of(k->entry); return entry_shape(a, f->elems[0], x, site);
+  case B_HD: *c = num_of(k->hd); return shape_elem(nonempty(x, site), 0);
+  case B_TL:
+    *c = num_of(k->tl);
+    nonempty(x, site);
+    if (x->kind == SH_VEC) return shape_vec(a, length_op(a, OP_SUB, x->n, sz_of(1), site), x->a);
+    return shape_vector(a, x->elems + 1, x->n.k - 1);
+  case B_PAIR: *c = num_of(k->pair); return shape_pair(a, f->elems[0], x);
+  case B_FST: *c = num_of(k->fst); return x->a;
+  case B_SND: *c = num_of(k->snd); return x->b;
+  case B_DUMMYVEC: *c = num_of(0); return dummyvec_shape(a, x, site);
+  default: error_at(site->pos, "internal error: '%s' is not sequential", builtin_name(site->b));
+  }
+}
+
+Res builtin_run(Analysis *a, Shape *f, Res last, EvalMode m, Node *app) {
+  Node *fn = f->node;
+  a->site = fn;
+  if (fn->kind == N_OPFN) {
+    Res r = value(builtin_scalar_op(a, fn->op, f->elems[0], eval_force(a, last)));
+    eval_spend(a, m, &r, num_of(a->k.binop));
+    return r;
+  }
+  // Messages and supersteps name the application that gives the last argument.
+  Site *site = arena_alloc(a->arena, sizeof *site);
+  *site = (Site){app ? app->pos : fn->pos, fn->builtin};
+  if (plan_is_skeleton(site->b)) return skeleton(a, f, last, m, site);
+  Shape *x = eval_force(a, last);
+  if (site->b == B_ITER) return iter_run(a, f->elems[0], f->elems[1], x, m, site);
+  Num c;
+  Res r = value(sequential(a, f, x, &c, site));
+  eval_spend(a, m, &r, c);
+  // fst and snd of a variable still refer to all of it.
+  if (site->b == B_FST || site->b == B_SND) r.origin = last.origin;
+  return r;
+}

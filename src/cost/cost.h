@@ -1,0 +1,143 @@
+// cost.h: static BSP cost prediction for VEC-BSP programs (Hayashi & Cole):
+// machines, the analysis, and the plan decisions shared with the code
+// generator. docs/cost-model.md defines both models precisely.
+#ifndef VECBSP_COST_H
+#define VECBSP_COST_H
+
+#include "lang/lang.h"
+
+//
+// machine.c: BSP machine parameters.
+//
+
+// Operation constants of the paper model; the exact model always uses the
+// defaults (binop 1, everything else 0).
+typedef struct CostConstants {
+  double binop;   // one primitive scalar operation (the papers' binOpConst)
+  double length;  // length v
+  double entry;   // entry v i
+  double pair;    // pair a b, (a, b)
+  double hd;      // hd v
+  double tl;      // tl v
+  double fst;     // fst p
+  double snd;     // snd p
+  double concat;  // one concatenation step (redconcat, inits, tails)
+  double iter;    // starting an iter (iterConst)
+} CostConstants;
+
+typedef struct Machine {
+  const char *name;  // "sunhpc3500", or the "name" field of a machine file
+  int p;             // number of processes
+  double g;          // cost of one word of an h-relation, in operations
+  double l;          // cost of a barrier, in operations
+  double s;          // operations per second of one process
+  CostConstants k;   // paper-model constants ("constants" in a machine file)
+} Machine;
+
+extern const CostConstants cost_default_constants;
+
+// The machine named spec (built-in: sunhpc3500) or read from the JSON file
+// spec (the probe format of cli.md); NULL gives sunhpc3500. Errors are
+// "vecbsp: error: FILE: ...".
+Machine machine_select(Arena *a, const char *spec);
+
+//
+// plan.c: the execution plan. These are the decisions that the exact model
+// costs and that the code generator must make identically; each is a pure
+// function so that both call the same code. The rules that depend on the
+// context (which expressions are at top level, when a distributed result
+// is gathered) are stated in docs/cost-model.md, "exact model".
+//
+
+// First index of process k's block of a length-n vector distributed over
+// p processes: floor(k*n/p). Process k owns [start(k), start(k+1)).
+int64_t plan_block_start(int64_t n, int p, int k);
+
+// A full application of b at top level runs as a parallel skeleton on all
+// processes (map, fold, pair_map, c_prod, prefix, inits, tails); every
+// other builtin, and every application inside the function of a skeleton,
+// runs sequentially.
+bool plan_is_skeleton(Builtin b);
+
+// b's last argument (the vector it works on) may be taken as it is when it
+// is already distributed by blocks: true for every skeleton except
+// pair_map, whose argument is a pair and is always scattered.
+bool plan_takes_distributed(Builtin b);
+
+// b leaves its result distributed by blocks (the papers' pattern 1):
+// true for every skeleton except fold, which leaves it on process 0.
+bool plan_leaves_distributed(Builtin b);
+
+// What the analysis decided at one top-level skeleton application.
+typedef enum {
+  PLAN_SKELETON,  // a skeleton runs; arg_distributed: it continues a region, else it starts one
+  PLAN_GATHER,    // the distributed result of site is gathered to process 0 (the region ends)
+  PLAN_KEEP,      // the distributed result of site is taken as it is by consumer
+} PlanEventKind;
+
+typedef struct PlanEvent {
+  PlanEventKind kind;    // what happened
+  Pos where;             // the skeleton's application
+  Builtin builtin;       // the skeleton
+  bool arg_distributed;  // PLAN_SKELETON: its argument was left distributed
+  Pos consumer;          // PLAN_KEEP: the application of the skeleton that takes it
+} PlanEvent;
+
+typedef void (*PlanHook)(void *ctx, const PlanEvent *ev);
+
+//
+// cost.c: the analysis.
+//
+
+typedef enum { MODEL_EXACT, MODEL_PAPER } CostModel;
+
+const char *cost_model_name(CostModel m);  // "exact", "paper"
+
+typedef struct CostStep {
+  double w;          // operations of the busiest process
+  double h;          // the h-relation: max over processes of max(sent, received) words
+  Pos where;         // the application whose barrier ends it (main for the last step)
+  const char *what;  // what ends it, e.g. "map: gather"
+} CostStep;
+
+typedef struct CostRequest {
+  Program *prog;          // parsed, typechecked and size-checked
+  const int64_t *params;  // value of each param by index (ignored where symbolic)
+  const bool *symbolic;   // --symbolic: params kept as symbols (NULL: all of them)
+  bool closed_form;       // --symbolic: W, H, S as expressions (paper model only)
+  CostModel model;        // exact or paper
+  Machine machine;        // p, g, l, s and the paper constants
+  PlanHook hook;          // called at every plan decision (may be NULL)
+  void *hook_ctx;         // passed to hook
+} CostRequest;
+
+typedef struct CostResult {
+  CostModel model;          // as requested
+  Machine machine;          // as used
+  CostStep *steps;          // the supersteps in order, the last (after the last barrier) included
+  int nsteps;
+  bool steps_truncated;     // more supersteps than listed (W, H, S still count them all)
+  double W, H, S;           // totals: sum of w, sum of h, number of barriers
+  double ops;               // W + H*g + S*l
+  double seconds;           // ops / s
+  const char *W_form;       // closed forms with closed_form (else NULL)
+  const char *H_form;
+  const char *S_form;
+  double analysis_seconds;  // time the analysis took
+  int64_t shapes;           // distinct shapes built (the analysis' memory)
+} CostResult;
+
+// Predicts the cost of req->prog. Errors (shape errors, constructs with no
+// closed form, limits) are diagnostics through error_at/fatal.
+CostResult cost_analyse(Arena *a, const CostRequest *req);
+
+// The shortest decimal text that reads back as x; integers have no point.
+void cost_format_number(char *buf, size_t size, double x);
+
+// Runs the shape analysis alone and reports the first static shape error
+// (branches of a data 'if' with different shapes, pair_map on vectors of
+// different lengths, fold/hd/tl of an empty vector, entry out of range,
+// negative iter counts or dummyvec lengths, ...) through error_at.
+void cost_shape_check(Program *prog, const int64_t *params);
+
+#endif

@@ -1,0 +1,485 @@
+// eval.c: the abstract interpreter at the heart of the analysis. Values
+// are shapes; functions are closures and partial applications. At top level
+// (process 0) skeletons run in parallel and their costs become supersteps;
+// in local mode (inside the function of a skeleton, or a data 'if' of the
+// exact model) everything is sequential and costs are returned. Local
+// applications are memoised on (function, argument), both hash-consed, so
+// the analysis costs time in proportion to the distinct shapes it meets.
+#include "cost/costint.h"
+
+#include <string.h>
+
+typedef struct Env {
+  Node *binder;       // the N_LAM or N_LET binding the variable
+  Shape *val;         // its value
+  Origin *origin;     // top level: where the value comes from (NULL in local mode)
+  struct Env *outer;  // enclosing bindings
+} Env;
+
+static Env *bind(Analysis *a, Env *outer, Node *binder, Shape *val, Origin *origin) {
+  Env *e = arena_alloc(a->arena, sizeof *e);
+  *e = (Env){binder, val, origin, outer};
+  return e;
+}
+
+static Env *lookup(Env *env, Node *binder) {
+  for (; env; env = env->outer)
+    if (env->binder == binder) return env;
+  error_at(binder->pos, "internal error: unbound variable '%s'", binder->name);
+}
+
+//
+// Preparation: what every lambda captures (local variables and inputs).
+//
+
+typedef struct Scope {
+  Node *binder;         // N_LAM or N_LET
+  struct Scope *outer;  // enclosing binders
+} Scope;
+
+static void add_unique(Arena *ar, PtrVec *v, void *p) {
+  for (int i = 0; i < v->len; i++)
+    if (v->data[i] == p) return;
+  ptrvec_push(ar, v, p);
+}
+
+// Every lambda between the use and binder (NULL: a global) captures it.
+static void note_capture(Analysis *a, Scope *sc, Node *binder, PtrVec *globals) {
+  for (Scope *s = sc; s && s->binder != binder; s = s->outer) {
+    if (s->binder->kind != N_LAM) continue;
+    FunInfo *f = &a->fun[s->binder->id];
+    if (binder) add_unique(a->arena, &f->captured, binder);
+    for (int i = 0; globals && i < globals->len; i++) add_unique(a->arena, &f->globals, globals->data[i]);
+  }
+}
+
+static bool is_data_def(Decl *d) { return d->kind == D_DEF && type_is_data(d->type); }
+
+// The globals a use of a name brings: an input or a data def itself, or
+// those of a function def.
+static void use_global(Analysis *a, Node *n, Scope *sc, PtrVec *decl_globals) {
+  PtrVec one = {0}, *globals = &one;
+  if (n->ref == REF_DEF && !is_data_def(n->decl)) globals = &a->def_globals[n->decl->index];
+  else ptrvec_push(a->arena, &one, n->decl);
+  note_capture(a, sc, NULL, globals);
+  for (int i = 0; i < globals->len; i++) add_unique(a->arena, decl_globals, globals->data[i]);
+}
+
+static void prepare(Analysis *a, Node *n, Scope *sc, PtrVec *decl_globals) {
+  if (!n) return;
+  switch (n->kind) {
+  case N_VAR:
+    if (n->ref == REF_LOCAL) note_capture(a, sc, n->binder, NULL);
+    else if (n->ref == REF_INPUT || n->ref == REF_DEF) use_global(a, n, sc, decl_globals);
+    return;
+  case N_LAM: {
+    Scope inner = {n, sc};
+    prepare(a, n->body, &inner, decl_globals);
+    return;
+  }
+  case N_LET: {
+    prepare(a, n->init, sc, decl_globals);
+    Scope inner = {n, sc};
+    prepare(a, n->body, &inner, decl_globals);
+    return;
+  }
+  default:
+    prepare(a, n->lhs, sc, decl_globals);
+    prepare(a, n->rhs, sc, decl_globals);
+    prepare(a, n->cond, sc, decl_globals);
+    prepare(a, n->then_, sc, decl_globals);
+    prepare(a, n->else_, sc, decl_globals);
+    for (int i = 0; i < n->nelems; i++) prepare(a, n->elems[i], sc, decl_globals);
+  }
+}
+
+void eval_prepare(Analysis *a) {
+  Program *prog = a->prog;
+  a->fun = arena_calloc(a->arena, (size_t)prog->nnodes + 1, sizeof *a->fun);
+  a->def_globals = arena_calloc(a->arena, (size_t)prog->ndefs + 1, sizeof *a->def_globals);
+  a->def_vals = arena_calloc(a->arena, (size_t)prog->ndefs + 1, sizeof *a->def_vals);
+  a->def_origins = arena_calloc(a->arena, (size_t)prog->ndefs + 1, sizeof *a->def_origins);
+  a->input_origins = arena_calloc(a->arena, (size_t)prog->ninputs + 1, sizeof *a->input_origins);
+  for (int i = 0; i < prog->ninputs; i++) {
+    a->input_origins[i] = arena_alloc(a->arena, sizeof(Origin));
+    a->input_origins[i]->value = a->inputs[i];
+  }
+  for (int i = 0; i < prog->ndefs; i++) prepare(a, prog->defs[i]->body, NULL, &a->def_globals[i]);
+  PtrVec main_globals = {0};
+  prepare(a, prog->main->body, NULL, &main_globals);
+}
+
+//
+// Origins: what a function carries when a skeleton sends it.
+//
+
+static Origin *new_origin(Analysis *a, Shape *value) {
+  Origin *o = arena_alloc(a->arena, sizeof *o);
+  o->value = value;
+  return o;
+}
+
+Origin *eval_origin(Analysis *a, Res r) { return r.origin ? r.origin : new_origin(a, r.s); }
+
+// A data def is evaluated once, at top level, when first needed.
+Origin *eval_def_origin(Analysis *a, Decl *d) {
+  int i = d->index;
+  if (!a->def_vals[i]) {
+    Res r = eval_expr(a, d->body, NULL, EVAL_TOP);
+    r.s = eval_force(a, r);
+    r.dist = NULL;
+    a->def_vals[i] = r.s;
+    a->def_origins[i] = eval_origin(a, r);
+  }
+  return a->def_origins[i];
+}
+
+static Origin *global_origin(Analysis *a, Decl *d) {
+  return d->kind == D_INPUT ? a->input_origins[d->index] : eval_def_origin(a, d);
+}
+
+static void add_item(Analysis *a, PtrVec *items, Origin *o) {
+  if (o && o != &a->no_data) add_unique(a->arena, items, o);
+}
+
+void eval_function_items(Analysis *a, Shape *f, PtrVec *items) {
+  for (int i = 0; i < f->nargs; i++) {
+    if (shape_is_function(f->elems[i])) eval_function_items(a, f->elems[i], items);
+    else if (f->origins) add_item(a, items, f->origins[i]);
+  }
+  if (f->kind != SH_CLOSURE) return;
+  FunInfo *fi = &a->fun[f->node->id];
+  for (int i = 0; i < fi->globals.len; i++) add_item(a, items, global_origin(a, fi->globals.data[i]));
+}
+
+// The words of the inputs and data defs a lambda uses (evaluating the defs).
+static Num global_words(Analysis *a, FunInfo *f) {
+  Num w = num_of(0);
+  for (int i = 0; i < f->globals.len; i++)
+    w = num_add(a->pc, w, global_origin(a, f->globals.data[i])->value->words);
+  return w;
+}
+
+static Shape *make_closure(Analysis *a, Node *lam, Env *env, EvalMode m) {
+  FunInfo *f = &a->fun[lam->id];
+  int n = f->captured.len;
+  Shape **captured = arena_calloc(a->arena, (size_t)n + 1, sizeof *captured);
+  Origin **origins = m == EVAL_TOP ? arena_calloc(a->arena, (size_t)n + 1, sizeof *origins) : NULL;
+  for (int i = 0; i < n; i++) {
+    Env *e = lookup(env, f->captured.data[i]);
+    captured[i] = e->val;
+    if (origins) origins[i] = e->origin;
+  }
+  return shape_closure(a, lam, captured, origins, n, global_words(a, f));
+}
+
+static Env *closure_env(Analysis *a, Shape *f, Res arg) {
+  FunInfo *fi = &a->fun[f->node->id];
+  Env *env = NULL;
+  for (int i = 0; i < fi->captured.len; i++)
+    env = bind(a, env, fi->captured.data[i], f->elems[i], f->origins ? f->origins[i] : NULL);
+  return bind(a, env, f->node, arg.s, arg.origin);
+}
+
+//
+// Memo table of local applications.
+//
+
+struct MemoEntry {
+  Shape *f, *x;  // function and argument (NULL: free slot)
+  Shape *r;      // result
+  Num cost;      // operations
+};
+
+static size_t memo_slot(MemoTable *t, Shape *f, Shape *x) {
+  uint64_t h = (f->hash * 0x9e3779b97f4a7c15u) ^ (x->hash + 0x632be59bd9b4e019u);
+  return (size_t)(h ^ (h >> 31)) & (t->cap - 1);
+}
+
+static MemoEntry *memo_find(Analysis *a, Shape *f, Shape *x) {
+  MemoTable *t = &a->memo;
+  if (!t->cap) return NULL;
+  for (size_t j = memo_slot(t, f, x); t->slot[j].f; j = (j + 1) & (t->cap - 1))
+    if (t->slot[j].f == f && t->slot[j].x == x) return &t->slot[j];
+  return NULL;
+}
+
+static void memo_add(Analysis *a, Shape *f, Shape *x, Res r) {
+  MemoTable *t = &a->memo;
+  if ((t->count + 1) * 2 > t->cap) {
+    MemoTable old = *t;
+    t->cap = old.cap ? old.cap * 2 : 1024;
+    t->slot = arena_calloc(a->arena, t->cap, sizeof *t->slot);
+    for (size_t i = 0; i < old.cap; i++)
+      if (old.slot[i].f) {
+        size_t j = memo_slot(t, old.slot[i].f, old.slot[i].x);
+        while (t->slot[j].f) j = (j + 1) & (t->cap - 1);
+        t->slot[j] = old.slot[i];
+      }
+  }
+  size_t j = memo_slot(t, f, x);
+  while (t->slot[j].f) j = (j + 1) & (t->cap - 1);
+  t->slot[j] = (MemoEntry){f, x, r.s, r.cost};
+  t->count++;
+}
+
+//
+// Application.
+//
+
+// Tells the hook. PLAN_SKELETON: other is the skeleton whose result it
+// takes as it is (NULL: none); PLAN_KEEP: the skeleton that takes it.
+void eval_plan(Analysis *a, PlanEventKind kind, Site *site, Site *other) {
+  if (!a->hook) return;
+  PlanEvent ev = {kind, site->pos, site->b, kind == PLAN_SKELETON && other, other ? other->pos : (Pos){0}};
+  a->hook(a->hook_ctx, &ev);
+}
+
+Shape *eval_force(Analysis *a, Res r) {
+  if (r.dist) {
+    eval_plan(a, PLAN_GATHER, r.dist, NULL);
+    a->ops->gather(a, r.s, r.dist);
+  }
+  return r.s;
+}
+
+static Res value(Shape *s) { return (Res){s, num_of(0), NULL, NULL}; }
+
+// A value given as it is: a literal or parameter (free) or a variable.
+static Res as_is(Shape *s, Origin *origin) { return (Res){s, num_of(0), NULL, origin}; }
+
+// The value of r on process 0, as a variable would hold it.
+static Res bound(Analysis *a, Res r, EvalMode m) {
+  Shape *s = eval_force(a, r);
+  return as_is(s, m == EVAL_TOP ? eval_origin(a, (Res){s, r.cost, NULL, r.origin}) : NULL);
+}
+
+void eval_spend(Analysis *a, EvalMode m, Res *r, Num c) {
+  if (num_is_zero(c)) return;
+  if (m == EVAL_LOCAL) r->cost = num_add(a->pc, r->cost, c);
+  else a->ops->work(a, c);
+}
+
+// A builtin or operator given one more argument than it had.
+static Res extend_partial(Analysis *a, Shape *f, Res x, EvalMode m) {
+  int n = f->nargs;
+  Shape **args = arena_calloc(a->arena, (size_t)n + 1, sizeof *args);
+  Origin **origins = m == EVAL_TOP ? arena_calloc(a->arena, (size_t)n + 1, sizeof *origins) : NULL;
+  memcpy(args, f->elems, (size_t)n * sizeof *args);
+  if (origins && f->origins) memcpy(origins, f->origins, (size_t)n * sizeof *origins);
+  Res arg = bound(a, x, m);
+  args[n] = arg.s;
+  if (origins) origins[n] = arg.origin;
+  return value(shape_partial(a, f->node, args, origins, n + 1));
+}
+
+static Res apply_now(Analysis *a, Shape *f, Res x, EvalMode m, Node *app) {
+  if (f->kind == SH_CLOSURE) {
+    Res r = eval_expr(a, f->node->body, closure_env(a, f, bound(a, x, m)), m);
+    // The paper: applying a lambda has application pattern 0.
+    if (m == EVAL_TOP && a->model == MODEL_PAPER && r.dist) r = value(eval_force(a, r));
+    return r;
+  }
+  if (f->kind != SH_PARTIAL) error_at(a->prog->main->pos, "internal error: applying a non-function");
+  if (f->nargs + 1 < shape_arity(f)) return extend_partial(a, f, x, m);
+  return builtin_run(a, f, x, m, app);
+}
+
+Res eval_apply(Analysis *a, Shape *f, Res x, EvalMode m, Node *app) {
+  if (m == EVAL_TOP) return apply_now(a, f, x, m, app);
+  MemoEntry *e = memo_find(a, f, x.s);
+  if (e) return (Res){e->r, e->cost, NULL, NULL};
+  Res r = apply_now(a, f, x, m, app);
+  memo_add(a, f, x.s, r);
+  return r;
+}
+
+Res eval_apply_local(Analysis *a, Shape *f, Shape *x) { return eval_apply(a, f, value(x), EVAL_LOCAL, NULL); }
+
+Res eval_apply2_local(Analysis *a, Shape *f, Shape *x, Shape *y) {
+  Res g = eval_apply_local(a, f, x);
+  Res r = eval_apply_local(a, g.s, y);
+  r.cost = num_add(a->pc, g.cost, r.cost);
+  return r;
+}
+
+//
+// Expressions.
+//
+
+// Evaluates n to a value on process 0, adding its cost to *cost.
+static Shape *eval_value(Analysis *a, Node *n, Env *env, EvalMode m, Num *cost) {
+  Res r = eval_expr(a, n, env, m);
+  *cost = num_add(a->pc, *cost, r.cost);
+  return eval_force(a, r);
+}
+
+static Res eval_var(Analysis *a, Node *n, Env *env, EvalMode m) {
+  switch (n->ref) {
+  case REF_LOCAL: {
+    Env *e = lookup(env, n->binder);
+    return as_is(e->val, e->origin);
+  }
+  case REF_PARAM: return as_is(a->params[n->decl->index], &a->no_data);
+  case REF_INPUT: return as_is(a->inputs[n->decl->index], a->input_origins[n->decl->index]);
+  case REF_DEF:
+    if (is_data_def(n->decl)) {
+      Origin *o = eval_def_origin(a, n->decl);
+      return as_is(a->def_vals[n->decl->index], o);
+    }
+    return eval_expr(a, n->decl->body, NULL, m);  // a function def is its lambda
+  case REF_BUILTIN: return value(shape_partial(a, n, NULL, NULL, 0));
+  }
+  return value(shape_unit(a));
+}
+
+static Res eval_app(Analysis *a, Node *n, Env *env, EvalMode m) {
+  Num cost = num_of(0);
+  Shape *f = eval_value(a, n->lhs, env, m, &cost);
+  Res x = eval_expr(a, n->rhs, env, m);
+  Res r = eval_apply(a, f, x, m, n);
+  r.cost = num_add(a->pc, r.cost, num_add(a->pc, cost, x.cost));
+  return r;
+}
+
+static void check_same_shape(Analysis *a, Node *n, Shape *x, Shape *y) {
+  if (shape_erase(a, x) != shape_erase(a, y))
+    error_at(n->pos, "the branches of 'if' have different shapes: %s and %s", shape_format(a, x),
+             shape_format(a, y));
+}
+
+static _Noreturn void no_closed_max(Node *n) {
+  error_at(n->pos, "--symbolic: the branches of this data 'if' cost differently, so its cost "
+                   "(their maximum) has no closed form");
+}
+
+static Num branch_max(Analysis *a, Node *n, Num x, Num y) {
+  if (!x.sym && !y.sym) return x.v >= y.v ? x : y;
+  if (!num_equal(a->pc, x, y)) no_closed_max(n);
+  return x;
+}
+
+// A condition known statically (a comparison of sizes): 1 then, 0 else, -1 unknown.
+static int known_truth(Shape *c) { return c->kind == SH_SIZE && !c->n.sym ? c->n.k != 0 : -1; }
+
+// A data 'if' costs its condition and the dearer branch (the branch taken,
+// when the condition is known). The exact model (and local mode) runs the
+// branches sequentially on process 0.
+static Res eval_if_local(Analysis *a, Node *n, Env *env, EvalMode m, Num cost, int truth) {
+  Num ct = num_of(0), ce = num_of(0);
+  Shape *t = eval_value(a, n->then_, env, EVAL_LOCAL, &ct);
+  Shape *e = eval_value(a, n->else_, env, EVAL_LOCAL, &ce);
+  check_same_shape(a, n, t, e);
+  Res r = {shape_erase(a, t), cost, NULL, NULL};
+  eval_spend(a, m, &r, truth < 0 ? branch_max(a, n, ct, ce) : truth ? ct : ce);
+  return r;
+}
+
+// The paper model at top level: both branches as written, keeping the
+// supersteps of the dearer one (mszmax, at this machine) or of the one taken.
+static Res eval_if_paper(Analysis *a, Node *n, Env *env, int truth) {
+  Num unused = num_of(0), dW, dH, dS, eW, eH, eS;
+  StepsMark start = steps_mark(a);
+  Shape *t = eval_value(a, n->then_, env, EVAL_TOP, &unused);
+  Num then_ops = steps_delta(a, start, &dW, &dH, &dS);
+  StepsMark then_end = steps_mark(a);
+  int nrows = then_end.nrows - start.nrows;
+  CostStep *rows = arena_calloc(a->arena, (size_t)nrows + 1, sizeof *rows);
+  memcpy(rows, a->st.rows + start.nrows, (size_t)nrows * sizeof *rows);
+  steps_reset(a, start);
+  Shape *e = eval_value(a, n->else_, env, EVAL_TOP, &unused);
+  Num else_ops = steps_delta(a, start, &eW, &eH, &eS);
+  check_same_shape(a, n, t, e);
+  bool keep_then = truth >= 0 ? truth : !a->pc && then_ops.v > else_ops.v;
+  if (truth < 0 && a->pc &&
+      (!num_equal(a->pc, dW, eW) || !num_equal(a->pc, dH, eH) || !num_equal(a->pc, dS, eS)))
+    no_closed_max(n);
+  if (keep_then) {
+    steps_reset(a, start);
+    steps_replay(a, then_end, rows, nrows);
+  }
+  return value(shape_erase(a, t));
+}
+
+static Res eval_if(Analysis *a, Node *n, Env *env, EvalMode m) {
+  Num cost = num_of(0);
+  int truth = known_truth(eval_value(a, n->cond, env, m, &cost));
+  if (m == EVAL_LOCAL || a->model == MODEL_EXACT) return eval_if_local(a, n, env, m, cost, truth);
+  return eval_if_paper(a, n, env, truth);
+}
+
+// The exact model keeps no distribution across ifs (the executor gathers
+// the branch's value); the paper model passes the branch's pattern on.
+static Res eval_ifs(Analysis *a, Node *n, Env *env, EvalMode m) {
+  Num cost = num_of(0);
+  Shape *c = eval_value(a, n->cond, env, m, &cost);
+  Sz k = require_size(a, c, n->cond->pos, "the condition of 'ifs'");
+  if (k.sym)
+    error_at(n->cond->pos, "--symbolic: this 'ifs' tests a size that depends on the parameters, "
+                           "so its branch is not known (give the parameters with -D)");
+  Res r = eval_expr(a, k.k != 0 ? n->then_ : n->else_, env, m);
+  if (a->model == MODEL_EXACT) r = (Res){eval_force(a, r), r.cost, NULL, r.origin};
+  r.cost = num_add(a->pc, r.cost, cost);
+  return r;
+}
+
+// The right operand of && and || runs only when the left one does not
+// decide: the exact model runs it sequentially and charges it in full.
+static EvalMode right_operand_mode(Analysis *a, Node *n, EvalMode m) {
+  bool lazy = n->kind == N_BINOP && (n->op == OP_AND || n->op == OP_OR);
+  return lazy && a->model == MODEL_EXACT ? EVAL_LOCAL : m;
+}
+
+static Res eval_op(Analysis *a, Node *n, Env *env, EvalMode m) {
+  Num cost = num_of(0), right = num_of(0);
+  Shape *x = eval_value(a, n->lhs, env, m, &cost);
+  Res r = {x, cost, NULL, NULL};
+  bool decided = (n->op == OP_AND || n->op == OP_OR) && known_truth(x) == (n->op == OP_OR);
+  if (!decided) {
+    Shape *y = n->kind == N_BINOP ? eval_value(a, n->rhs, env, right_operand_mode(a, n, m), &right) : NULL;
+    r.s = builtin_scalar_op(a, n->op, x, y);
+  }
+  eval_spend(a, m, &r, num_add(a->pc, right, num_of(a->k.binop)));
+  return r;
+}
+
+static Res eval_vec(Analysis *a, Node *n, Env *env, EvalMode m) {
+  Num cost = num_of(0);
+  Shape **elems = arena_calloc(a->arena, (size_t)n->nelems + 1, sizeof *elems);
+  for (int i = 0; i < n->nelems; i++) elems[i] = eval_value(a, n->elems[i], env, m, &cost);
+  a->site = n;
+  return (Res){shape_vector(a, elems, n->nelems), cost, NULL, NULL};
+}
+
+Res eval_expr(Analysis *a, Node *n, void *envp, EvalMode m) {
+  Env *env = envp;
+  switch (n->kind) {
+  case N_INT: return as_is(shape_size(a, sz_of(n->ival)), &a->no_data);
+  case N_BOOL: return as_is(shape_size(a, sz_of(n->ival)), &a->no_data);  // a known truth value
+  case N_FLOAT: return as_is(shape_unit(a), &a->no_data);
+  case N_VAR: return eval_var(a, n, env, m);
+  case N_OPFN: return value(shape_partial(a, n, NULL, NULL, 0));
+  case N_LAM: return value(make_closure(a, n, env, m));
+  case N_APP: return eval_app(a, n, env, m);
+  case N_LET: {
+    Res init = eval_expr(a, n->init, env, m);
+    Res v = bound(a, init, m);
+    Res r = eval_expr(a, n->body, bind(a, env, n, v.s, v.origin), m);
+    r.cost = num_add(a->pc, r.cost, init.cost);
+    return r;
+  }
+  case N_IF: return eval_if(a, n, env, m);
+  case N_IFS: return eval_ifs(a, n, env, m);
+  case N_BINOP: case N_UNOP: return eval_op(a, n, env, m);
+  case N_PAIR: {
+    Num cost = num_of(0);
+    Shape *x = eval_value(a, n->lhs, env, m, &cost);
+    Shape *y = eval_value(a, n->rhs, env, m, &cost);
+    Res r = {shape_pair(a, x, y), cost, NULL, NULL};
+    eval_spend(a, m, &r, num_of(a->k.pair));
+    return r;
+  }
+  case N_VEC: return eval_vec(a, n, env, m);
+  }
+  return value(shape_unit(a));
+}

@@ -1,0 +1,94 @@
+// machine.c: BSP machine parameters: the papers' Sun HPC 3500 built in, or
+// a JSON machine file in the format `vecbsp probe` writes.
+#include "cost/cost.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+const CostConstants cost_default_constants = {.binop = 1};
+
+// The papers' machine: BSPlib's benchmark on 8 UltraSPARC II processors.
+static const Machine sunhpc3500 = {"sunhpc3500", 8, 1.6, 67150, 13e6, {.binop = 1}};
+
+typedef struct Reader {
+  const char *path;  // for messages
+  json_t *root;      // the file's object
+  char error[256];   // the first problem found ("" while none)
+} Reader;
+
+static double number(Reader *r, json_t *obj, const char *key, double fallback, bool required) {
+  json_t *v = json_object_get(obj, key);
+  if (!v && !required) return fallback;
+  if (!r->error[0] && !json_is_number(v))
+    snprintf(r->error, sizeof r->error, v ? "\"%s\" must be a number" : "\"%s\" is missing", key);
+  return json_is_number(v) ? json_number_value(v) : fallback;
+}
+
+static void check(Reader *r, bool ok, const char *what) {
+  if (!ok && !r->error[0]) snprintf(r->error, sizeof r->error, "%s", what);
+}
+
+static const struct {
+  const char *key;
+  size_t offset;
+} constant_keys[] = {
+    {"binop", offsetof(CostConstants, binop)}, {"length", offsetof(CostConstants, length)},
+    {"entry", offsetof(CostConstants, entry)}, {"pair", offsetof(CostConstants, pair)},
+    {"hd", offsetof(CostConstants, hd)},       {"tl", offsetof(CostConstants, tl)},
+    {"fst", offsetof(CostConstants, fst)},     {"snd", offsetof(CostConstants, snd)},
+    {"concat", offsetof(CostConstants, concat)}, {"iter", offsetof(CostConstants, iter)},
+};
+
+// "constants": {"binop": 1, ...}: the paper model's operation constants.
+static void read_constants(Reader *r, json_t *obj, CostConstants *k) {
+  if (!obj) return;
+  check(r, json_is_object(obj), "\"constants\" must be an object of numbers");
+  const char *key;
+  json_t *v;
+  json_object_foreach(obj, key, v) {
+    size_t i = 0;
+    while (i < sizeof constant_keys / sizeof *constant_keys && strcmp(constant_keys[i].key, key) != 0) i++;
+    if (i == sizeof constant_keys / sizeof *constant_keys) {
+      check(r, false, "\"constants\" has an unknown key (known: binop length entry pair hd tl fst snd concat iter)");
+      return;
+    }
+    double x = number(r, obj, key, 0, true);
+    check(r, x >= 0, "constants must not be negative");
+    *(double *)((char *)k + constant_keys[i].offset) = x;
+  }
+}
+
+static Machine read_machine(Arena *a, const char *path) {
+  json_error_t jerr;
+  Reader r = {.path = path};
+  r.root = json_load_file(path, 0, &jerr);
+  if (!r.root) fatal("%s: %s", path, jerr.line > 0 ? arena_printf(a, "line %d: %s", jerr.line, jerr.text) : jerr.text);
+  Machine m = sunhpc3500;
+  m.name = path;
+  check(&r, json_is_object(r.root), "expected a JSON object with the machine parameters p, g, l and s");
+  if (!r.error[0]) {
+    json_t *name = json_object_get(r.root, "name");
+    if (json_is_string(name)) m.name = arena_strndup(a, json_string_value(name), strlen(json_string_value(name)));
+    double p = number(&r, r.root, "p", 1, true);
+    m.g = number(&r, r.root, "g", 0, true);
+    m.l = number(&r, r.root, "l", 0, true);
+    m.s = number(&r, r.root, "s", 1, true);
+    check(&r, p >= 1 && p <= (1 << 20) && p == (int)p, "\"p\" must be an integer in [1, 1048576]");
+    check(&r, m.g >= 0 && m.l >= 0, "\"g\" and \"l\" must not be negative");
+    check(&r, m.s > 0, "\"s\" (operations per second) must be positive");
+    m.p = (int)p;
+    read_constants(&r, json_object_get(r.root, "constants"), &m.k);
+  }
+  json_decref(r.root);
+  if (r.error[0]) fatal("%s: %s", path, r.error);
+  return m;
+}
+
+Machine machine_select(Arena *a, const char *spec) {
+  if (!spec || strcmp(spec, sunhpc3500.name) == 0) return sunhpc3500;
+  if (!strchr(spec, '.') && !strchr(spec, '/'))
+    fatal("unknown machine '%s': the built-in one is sunhpc3500; otherwise give a machine file "
+          "(FILE.json, as vecbsp probe writes)", spec);
+  return read_machine(a, spec);
+}

@@ -1,0 +1,109 @@
+// paper.c: the paper model: the cost functions of Hayashi & Cole, with
+// real division by p, laid out as supersteps. A regular vector's block is
+// len/p elements; an irregular vector (the maximum segment sum paper's
+// vector shapes) uses the integer blocks of plan.c for maxsum, scatsz and
+// gath_sz. docs/cost-model.md ("paper model") lists where we read the
+// papers and where we deviate.
+#include "cost/costint.h"
+
+static Num add(Analysis *a, Num x, Num y) { return num_add(a->pc, x, y); }
+static Num sub(Analysis *a, Num x, Num y) { return num_sub(a->pc, x, y); }
+static Num mul(Analysis *a, Num x, Num y) { return num_mul(a->pc, x, y); }
+
+// len / p
+static Num per_process(Analysis *a, Sz len, Site *site) { return num_div(a->pc, num_sz(len), a->P, site->pos); }
+
+static Num p_minus_1(Analysis *a) { return sub(a, a->P, num_of(1)); }
+
+static const char *label(Analysis *a, Site *site, const char *what) {
+  return arena_printf(a->arena, "%s: %s", builtin_name(site->b), what);
+}
+
+static void close_step(Analysis *a, Num h, Site *site, const char *what) {
+  steps_close(a, a->st.w, h, site, label(a, site, what));
+  a->st.w = num_of(0);
+}
+
+static void work(Analysis *a, Num w) { a->st.w = add(a, a->st.w, w); }
+
+// Words of the first integer block of an irregular vector.
+static double first_block_words(Analysis *a, Shape *x) {
+  return shape_block_words(x, 0, plan_block_start(x->n.k, a->p, 1));
+}
+
+// scatsz: the words process 0 sends when it scatters x (gath_sz when it gathers).
+static Num scatter_words(Analysis *a, Shape *x, Site *site) {
+  switch (x->kind) {
+  case SH_PAIR: return add(a, scatter_words(a, x->a, site), scatter_words(a, x->b, site));
+  case SH_VEC: return num_div(a->pc, mul(a, x->words, p_minus_1(a)), a->P, site->pos);
+  case SH_IRR: return num_of(x->words.v - first_block_words(a, x));
+  default: return num_of(0);
+  }
+}
+
+// comm_cost of bspapp: broadcast the function's data and scatter the
+// argument, then synchronise; when the argument was left distributed
+// (data pattern 1) only the broadcast remains, with its barrier only when
+// there is data to send (the paper's hand analysis of algorithm (2)).
+static void start(Analysis *a, Shape *f, Shape *x, Site *site) {
+  if (!x && num_is_zero(f->words)) return;
+  Num h = mul(a, f->words, p_minus_1(a));
+  if (x) h = add(a, h, scatter_words(a, x, site));
+  close_step(a, h, site, x ? "broadcast and scatter" : "broadcast");
+}
+
+// apcost_map: the per-element cost times len/p, or maxsum over blocks.
+static void local(Analysis *a, const ElemCosts *ec, Site *site) {
+  if (!ec->each) {
+    work(a, mul(a, ec->each1, per_process(a, ec->n, site)));
+    return;
+  }
+  double most = 0;
+  for (int k = 0; k < a->p; k++) {
+    double sum = 0;
+    for (int64_t i = plan_block_start(ec->n.k, a->p, k); i < plan_block_start(ec->n.k, a->p, k + 1); i++)
+      sum += ec->each[i].v;
+    if (sum > most) most = sum;
+  }
+  work(a, num_of(most));
+}
+
+static void gather(Analysis *a, Shape *v, Site *site) { close_step(a, scatter_words(a, v, site), site, "gather"); }
+
+// ap_cost_fold: len/p - 1 local steps, t_size(iter_rlt)*(p-1) words to
+// process 0, then p-1 steps there.
+static void fold(Analysis *a, Shape *x, Num c, Shape *e, Site *site) {
+  work(a, mul(a, c, sub(a, per_process(a, x->n, site), num_of(1))));
+  close_step(a, mul(a, e->words, p_minus_1(a)), site, "gather partial results");
+  work(a, mul(a, c, p_minus_1(a)));
+}
+
+// shape_prefix: local prefix, log p tree rounds and a shift (one element
+// each), then the offsets; the gather comes when the result is needed.
+static void prefix(Analysis *a, Shape *x, Num c, Shape *e, Site *site) {
+  Num np = per_process(a, x->n, site);
+  work(a, mul(a, c, sub(a, np, num_of(1))));
+  close_step(a, e->words, site, "tree round");
+  steps_close_times(a, c, e->words, a->LOG2P, site, label(a, site, "tree round or shift"));
+  work(a, mul(a, c, np));
+}
+
+// shape_inits / shape_tails: local segments, then p-1 shifts of a block
+// to the right neighbour, each prepended to every local segment.
+static void segments(Analysis *a, Shape *x, Site *site) {
+  Num np = per_process(a, x->n, site);
+  Num build = mul(a, num_of(a->k.concat), np);
+  Num shift = x->kind == SH_VEC ? mul(a, x->a->words, np) : num_of(first_block_words(a, x));
+  work(a, build);
+  for (int k = 1; k < a->p; k++) {
+    close_step(a, shift, site, "shift");
+    work(a, build);
+  }
+}
+
+static void end(Analysis *a, Pos where) {
+  steps_final(a, a->st.w, where);
+  a->st.w = num_of(0);
+}
+
+const ModelOps cost_paper_model = {work, start, local, gather, fold, prefix, segments, end};
