@@ -270,7 +270,8 @@ static Shape *segments_shape(Analysis *a, Builtin b, Shape *x, Site *site) {
              builtin_name(b));
   int64_t n = x->n.k;
   if (n == 0) return x;
-  shape_reserve(a, n);
+  // n segments, of 1..n elements when those differ: reserved before building.
+  shape_reserve(a, x->kind == SH_VEC ? n : n > (1 << 30) ? INT64_MAX : n * (n + 1) / 2);
   Shape **segs = arena_calloc(a->arena, (size_t)n, sizeof *segs);
   for (int64_t k = 0; k < n; k++)
     segs[k] = x->kind == SH_VEC ? shape_vec(a, sz_of(k + 1), x->a)

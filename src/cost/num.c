@@ -58,6 +58,6 @@ bool sz_equal(Sz x, Sz y) { return x.sym == y.sym && (x.sym || x.k == y.k); }
 bool sz_is(Sz x, int64_t k) { return !x.sym && x.k == k; }
 
 char *sz_format(Arena *a, PolyCtx *c, Sz x) {
-  if (x.sym) return poly_format(c, x.sym, 0);
+  if (x.sym) return poly_format(c, x.sym, -1);
   return arena_printf(a, "%lld", (long long)x.k);
 }

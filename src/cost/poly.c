@@ -301,6 +301,10 @@ static char *format_sum(PolyCtx *c, const Poly *x, int *nterms) {
 
 char *poly_format(PolyCtx *c, const Poly *x, int var) {
   if (x->n == 0) return "0";
+  if (var < 0) {
+    int nterms;
+    return format_sum(c, x, &nterms);
+  }
   int j = 0;
   __int128 d = 1;
   for (int i = 0; i < x->n; i++) {

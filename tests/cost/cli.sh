@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# cli.sh VECBSP JSON_CHECK: `vecbsp cost` and `vecbsp sweep` from the
+# command line: --json as cli.md fixes it, machines and overrides, closed
+# forms, errors, sweeps with their crossovers, CSV and plots.
+set -u
+vecbsp=$1 check=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+# expect_error LINE CMD...: exit status 1, nothing on stdout, LINE first on stderr.
+expect_error() {
+  local want=$1
+  shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local status=$?
+  [ $status -eq 1 ] || fail "$* exited with $status"
+  [ -s "$tmp/out" ] && fail "$*: printed on stdout"
+  [ "$(head -n 1 "$tmp/err")" = "$want" ] || fail "$*:
+  got  $(head -n 1 "$tmp/err")
+  want $want"
+}
+
+json() {  # json ARGS... -- PATH=TYPE...: runs vecbsp with ARGS and checks its JSON
+  local args=()
+  while [ "$1" != -- ]; do args+=("$1"); shift; done
+  shift
+  "$vecbsp" "${args[@]}" >"$tmp/out.json" || { fail "${args[*]} failed"; return; }
+  "$check" "$tmp/out.json" "$@" || fail "${args[*]}"
+}
+
+mv1=examples/matvec1.vec mv2=examples/matvec2.vec
+
+# cost --json: the fields of cli.md, with the paper's formulas for (1):
+# W = (2n-1)m/p, H = (mn+m+np)(p-1)/p, S = 2 at m = n = 100, p = 8.
+json cost $mv1 -D m=100 -D n=100 --model paper --json -- model=paper p=8 g=1.6 l=67150 s=13000000 \
+  supersteps=array "supersteps[0].w=0" "supersteps[0].h=number" "supersteps[0].where=$mv1:9:8" \
+  "supersteps[2].h=0" W=2487.5 H=9537.5 S=2 ops=152047.5 seconds=0.011695961538461539 \
+  analysis_seconds=number params.m=100
+json cost $mv1 -D m=100 -D n=100 --json -- model=exact W=number H=number S=2 "supersteps[1].w=2587"
+# -p -g -l -s override the machine (W = 199*100/4, H = 10500*3/4).
+json cost $mv1 -D m=100 -D n=100 --model paper -p 4 -g 2 -l 10 -s 1000 --json -- p=4 g=2 l=10 s=1000 W=4975 \
+  H=7875 ops=20745 seconds=20.745
+
+# Machine files in the probe format.
+cat >"$tmp/box.json" <<'JSON'
+{ "name": "box-threads-p2", "backend": "threads", "p": 2, "s": 2e9, "g": 3, "l": 400,
+  "g_seconds": 1.5e-9, "l_seconds": 2e-7 }
+JSON
+json cost $mv1 -D m=10 -D n=10 --machine "$tmp/box.json" --json -- machine=box-threads-p2 p=2 g=3 l=400 s=2000000000
+echo '{ "p": 2, "l": 400, "s": 1e9 }' >"$tmp/nog.json"
+expect_error "vecbsp: error: $tmp/nog.json: \"g\" is missing" "$vecbsp" cost $mv1 -D m=1 -D n=1 --machine "$tmp/nog.json"
+echo '{ "p": 0.5, "g": 1, "l": 400, "s": 1e9 }' >"$tmp/badp.json"
+expect_error "vecbsp: error: $tmp/badp.json: \"p\" must be an integer in [1, 1048576]" \
+  "$vecbsp" cost $mv1 -D m=1 -D n=1 --machine "$tmp/badp.json"
+echo '{ "p": 2,' >"$tmp/broken.json"
+"$vecbsp" cost $mv1 -D m=1 -D n=1 --machine "$tmp/broken.json" >/dev/null 2>"$tmp/err"
+grep -q "^vecbsp: error: $tmp/broken.json: " "$tmp/err" || fail "a broken machine file: $(cat "$tmp/err")"
+expect_error "vecbsp: error: unknown machine 'cray': the built-in one is sunhpc3500; otherwise give a machine file (FILE.json, as vecbsp probe writes)" \
+  "$vecbsp" cost $mv1 -D m=1 -D n=1 --machine cray
+
+# Errors: a missing -D, a static shape error, --symbolic with the exact model.
+expect_error "$mv1:6:7: error: parameter 'm' is not bound; give it a value with -D m=VALUE" "$vecbsp" cost $mv1 -D n=3
+printf 'param n\ninput x : [n]int\nmain = pair_map (+) (x, tl x)\n' >"$tmp/lengths.vec"
+expect_error "$tmp/lengths.vec:3:8: error: pair_map on vectors of different lengths (4 and 3)" \
+  "$vecbsp" cost "$tmp/lengths.vec" -D n=4
+expect_error "vecbsp: error: --symbolic gives closed forms of the paper model only; use --model paper" \
+  "$vecbsp" cost $mv1 --symbolic --model exact
+
+# Closed forms: the papers' hand analysis of (1).
+"$vecbsp" cost $mv1 --symbolic >"$tmp/sym.txt" || fail "cost --symbolic"
+grep -qx 'W = (2\*m\*n - m)/p' "$tmp/sym.txt" || fail "W of (1): $(cat "$tmp/sym.txt")"
+grep -qx 'H = (m\*n + n\*p + m)\*(p - 1)/p' "$tmp/sym.txt" || fail "H of (1)"
+grep -qx 'S = 2' "$tmp/sym.txt" || fail "S of (1)"
+json cost $mv2 --symbolic --json -- symbolic=true "H_form=(m*n + m*p + n)*(p - 1)/p" S_form=2
+json cost $mv1 --symbolic -D n=8 --json -- "W_form=15*m/p" params.n=8
+
+# sweep: every point of every program, CSV, JSON, no --measure yet.
+"$vecbsp" sweep $mv1 $mv2 --model paper -D n=8 --vary m=20000:120000:20000 --csv >"$tmp/sweep.csv" || fail "sweep --csv"
+[ "$(wc -l <"$tmp/sweep.csv")" -eq 13 ] || fail "sweep --csv: $(wc -l <"$tmp/sweep.csv") lines"
+head -n 1 "$tmp/sweep.csv" | grep -qx 'program,m,p,model,W,H,S,ops,predicted' || fail "sweep --csv header"
+json sweep $mv1 $mv2 --vary m=10:30:10 --vary n=10:30:10 --json -- "rows[0].program=matvec1.vec" \
+  "rows[0].params.m=10" "rows[0].params.n=10" "rows[5].params.m=30" "rows[0].p=8" "rows[0].predicted=number" \
+  crossovers=array
+json sweep $mv1 --vary p=1:4:1 -D m=5 -D n=5 --json -- "rows[3].p=4" "rows[3].predicted=number"
+expect_error "vecbsp: error: sweep --measure needs \`vecbsp run\` (not available yet)" \
+  "$vecbsp" sweep $mv1 --vary m=1:2:1 -D n=1 --measure
+expect_error "vecbsp: error: --vary m=5:1:1: STEP must be positive and TO at least FROM" \
+  "$vecbsp" sweep $mv1 --vary m=5:1:1 -D n=1
+
+# A crossover: a parallel fold beats a sequential one once n pays for two
+# barriers (g = 0.1: near n = 2l / (1 - 1/p - g(p-1)/p) = 170540; the
+# sweep interpolates between its points).
+printf 'param n\ninput x : [n]int\nmain = fold (+) x\n' >"$tmp/parallel.vec"
+printf 'param n\ninput x : [n]int\nmain = if true then fold (+) x else 0\n' >"$tmp/sequential.vec"
+"$vecbsp" sweep "$tmp/parallel.vec" "$tmp/sequential.vec" -g 0.1 --vary n=100000:300000:50000 >"$tmp/cross.txt" ||
+  fail "sweep with a crossover"
+grep -q 'between n = 150000 and n = 200000: parallel.vec becomes cheaper than sequential.vec (equal at n = 170549)' \
+  "$tmp/cross.txt" || fail "crossover: $(cat "$tmp/cross.txt")"
+json sweep "$tmp/parallel.vec" "$tmp/sequential.vec" -g 0.1 --vary n=100000:300000:50000 --json -- \
+  "crossovers[0].was_cheapest=sequential.vec" "crossovers[0].becomes_cheapest=parallel.vec" \
+  "crossovers[0].from.n=150000" "crossovers[0].to.n=200000"
+
+# --plot through gnuplot, when it is installed.
+if command -v gnuplot >/dev/null 2>&1; then
+  "$vecbsp" sweep $mv1 $mv2 -D n=8 --vary m=1000:5000:1000 --plot "$tmp/plot.svg" >/dev/null || fail "sweep --plot"
+  grep -q '<svg' "$tmp/plot.svg" 2>/dev/null || fail "sweep --plot wrote no SVG"
+fi
+exit $failed

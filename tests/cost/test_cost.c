@@ -1,0 +1,520 @@
+// test_cost.c: the cost analyser's tests, one group per ctest test
+// (cost_test GROUP, run from the project root): the papers' formulas for
+// both matrix-vector algorithms, every builtin's cost computed by hand in
+// both models, the exact model against independent block formulas and
+// against the executor's reference model, closed forms, static errors and
+// the hash-consing.
+#include "cost/costint.h"
+#include "exec/exec.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures;
+
+#define CHECK(cond, ...)                          \
+  do {                                            \
+    if (!(cond)) {                                \
+      failures++;                                 \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+      printf(__VA_ARGS__);                        \
+      printf("\n");                               \
+    }                                             \
+  } while (0)
+
+static bool close_to(double x, double want) { return fabs(x - want) <= 1e-9 * fmax(1, fabs(want)); }
+
+//
+// Loading and analysing.
+//
+
+static Program *load_text(Arena *a, const char *text) {
+  Source *src = source_from_string(a, "test.vec", text, strlen(text));
+  Program *prog = parse_program(a, src);
+  typecheck_program(prog);
+  check_sizes(prog);
+  return prog;
+}
+
+static Program *load_file(Arena *a, const char *path) {
+  Source *src = source_read(a, path);
+  if (!src) fatal("cannot read %s", path);
+  Program *prog = parse_program(a, src);
+  typecheck_program(prog);
+  check_sizes(prog);
+  return prog;
+}
+
+// Params by name from "n=10 m=3" (missing ones are 0).
+static int64_t *params_of(Arena *a, Program *prog, const char *spec) {
+  int64_t *v = arena_calloc(a, (size_t)prog->nparams + 1, sizeof *v);
+  for (int k = 0; k < prog->nparams; k++) {
+    const char *name = prog->params[k]->name, *s = spec;
+    size_t n = strlen(name);
+    while ((s = strstr(s, name)))
+      if ((s == spec || s[-1] == ' ') && s[n] == '=') {
+        v[k] = atoll(s + n + 1);
+        break;
+      } else {
+        s++;
+      }
+  }
+  return v;
+}
+
+static CostResult analyse(Arena *a, Program *prog, const char *params, CostModel model, int p) {
+  CostRequest req = {.prog = prog, .params = params_of(a, prog, params), .model = model,
+                     .machine = machine_select(a, NULL)};
+  req.machine.p = p;
+  return cost_analyse(a, &req);
+}
+
+static CostResult symbolic(Arena *a, Program *prog) {
+  CostRequest req = {.prog = prog, .params = params_of(a, prog, ""), .model = MODEL_PAPER,
+                     .machine = machine_select(a, NULL), .closed_form = true};
+  return cost_analyse(a, &req);
+}
+
+// The first line the analysis prints on stderr, or "" when it succeeds.
+static char *first_error(Arena *a, const char *text, const char *params, bool closed_form) {
+  fflush(stderr);
+  int saved = dup(2);
+  FILE *tmp = tmpfile();
+  dup2(fileno(tmp), 2);
+  DiagTrap trap;
+  if (DIAG_TRY(&trap)) {
+    Program *prog = load_text(a, text);
+    CostRequest req = {.prog = prog, .params = params_of(a, prog, params), .model = MODEL_PAPER,
+                       .machine = machine_select(a, NULL), .closed_form = closed_form};
+    cost_analyse(a, &req);
+    diag_untrap(&trap);
+  }
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  char line[1024] = "";
+  rewind(tmp);
+  if (!fgets(line, sizeof line, tmp)) line[0] = '\0';
+  fclose(tmp);
+  line[strcspn(line, "\n")] = '\0';
+  return arena_strndup(a, line, strlen(line));
+}
+
+//
+// The matrix-vector algorithms against the papers' hand analyses.
+//
+
+static const int64_t sizes[] = {1, 2, 3, 5, 8, 13, 64, 100, 999, 1000, 4096};
+static const int procs[] = {1, 2, 3, 4, 7, 8, 16, 64};
+enum { NSIZES = sizeof sizes / sizeof *sizes, NPROCS = sizeof procs / sizeof *procs };
+
+static void test_matvec_paper(void) {
+  Arena *a = arena_new();
+  Program *mv1 = load_file(a, "examples/matvec1.vec"), *mv2 = load_file(a, "examples/matvec2.vec");
+  for (int i = 0; i < NSIZES; i++)
+    for (int j = 0; j < NSIZES; j++)
+      for (int k = 0; k < NPROCS; k++) {
+        double m = (double)sizes[i], n = (double)sizes[j], p = procs[k];
+        char *params = arena_printf(a, "m=%lld n=%lld", (long long)sizes[i], (long long)sizes[j]);
+        CostResult r = analyse(a, mv1, params, MODEL_PAPER, procs[k]);
+        CHECK(close_to(r.W, (2 * n - 1) * m / p), "(1) %s p=%d: W = %g", params, procs[k], r.W);
+        CHECK(close_to(r.H, (m * n + m + n * p) * (p - 1) / p), "(1) %s p=%d: H = %g", params, procs[k], r.H);
+        CHECK(r.S == 2, "(1) %s p=%d: S = %g", params, procs[k], r.S);
+        r = analyse(a, mv2, params, MODEL_PAPER, procs[k]);
+        CHECK(close_to(r.W, m * n / p + m * (n / p - 1) + m * (p - 1)), "(2) %s p=%d: W = %g", params, procs[k], r.W);
+        CHECK(close_to(r.H, (m * n + n) * (p - 1) / p + m * (p - 1)), "(2) %s p=%d: H = %g", params, procs[k], r.H);
+        CHECK(r.S == 2, "(2) %s p=%d: S = %g", params, procs[k], r.S);
+        CHECK(close_to(r.ops, r.W + 1.6 * r.H + 67150 * r.S) && close_to(r.seconds, r.ops / 13e6),
+              "(2) %s p=%d: ops %g", params, procs[k], r.ops);
+      }
+  arena_free(a);
+}
+
+// The exact model of the matrix-vector algorithms: the same supersteps
+// with integer blocks, computed independently here.
+static int64_t block(int64_t n, int p, int k) { return (int64_t)((__int128)(k + 1) * n / p) - (int64_t)((__int128)k * n / p); }
+
+static void test_matvec_exact(void) {
+  Arena *a = arena_new();
+  Program *mv1 = load_file(a, "examples/matvec1.vec"), *mv2 = load_file(a, "examples/matvec2.vec");
+  for (int i = 0; i < NSIZES; i++)
+    for (int j = 0; j < NSIZES; j++)
+      for (int k = 0; k < NPROCS; k++) {
+        int64_t m = sizes[i], n = sizes[j];
+        int p = procs[k];
+        char *params = arena_printf(a, "m=%lld n=%lld", (long long)m, (long long)n);
+        int64_t big_m = block(m, p, p - 1), rest_m = m - block(m, p, 0);  // the largest block is the last
+        CostResult r = analyse(a, mv1, params, MODEL_EXACT, p);
+        // fetch: v to every worker and their rows; local rows; one word per row back.
+        double h1 = p > 1 ? (double)((p - 1) * n + rest_m * n) : 0;
+        CHECK(r.nsteps == 3 && r.steps[0].h == h1 && r.steps[1].w == (double)(big_m * (2 * n - 1)) &&
+                  r.steps[1].h == (double)rest_m && r.S == 2,
+              "(1) exact %s p=%d", params, p);
+        int64_t big_n = block(n, p, p - 1), rest_n = n - block(n, p, 0);
+        int nonempty = 0, senders;  // processes with rows; those but 0 send partial results
+        for (int q = 0; q < p; q++) nonempty += block(n, p, q) > 0;
+        senders = nonempty - (block(n, p, 0) > 0);
+        r = analyse(a, mv2, params, MODEL_EXACT, p);
+        // fetch: rows of L and elements of v; local scale and fold; partial vectors to 0; 0 adds them.
+        CHECK(r.nsteps == 3 && r.steps[0].h == (double)(rest_n * (m + 1)) &&
+                  r.steps[1].w == (double)(big_n * m + (big_n - 1) * m) &&
+                  r.steps[1].h == (double)(senders * m) && r.steps[2].w == (double)((nonempty - 1) * m),
+              "(2) exact %s p=%d: %g %g %g %g", params, p, r.steps[0].h, r.steps[1].w, r.steps[1].h, r.steps[2].w);
+      }
+  arena_free(a);
+}
+
+//
+// Every builtin on small shapes, computed by hand (docs/cost-model.md has
+// the rules): x has 10 elements on 4 processes, blocks of 2, 3, 2, 3.
+//
+
+typedef struct Hand {
+  const char *program;  // after "param n m\ninput x : [n]int\ninput y : [m]int\ninput M : [n][m]int\n"
+  const char *params;
+  int p;
+  double W, H, S;             // exact model
+  double pW, pH, pS;          // paper model
+} Hand;
+
+static const Hand hands[] = {
+    {"main = map (\\v -> v + 1) x", "n=10 m=3", 4, 3, 16, 2, 2.5, 15, 2},
+    {"main = fold (+) x", "n=10 m=3", 4, 5, 11, 2, 4.5, 10.5, 2},
+    {"main = prefix (+) x", "n=10 m=3", 4, 7, 19, 3, 6, 18, 5},
+    {"main = inits x", "n=10 m=3", 4, 0, 75, 3, 0, 67, 5},
+    {"main = tails x", "n=10 m=3", 4, 0, 76, 3, 0, 67, 5},
+    {"main = c_prod (\\a b -> a * b) y x", "n=10 m=3", 4, 9, 41, 2, 7.5, 39, 2},
+    {"main = pair_map (+) (x, x)", "n=10 m=3", 4, 3, 24, 2, 2.5, 22.5, 2},
+    {"main = iter (\\v -> v * 2) 1 10", "n=10 m=3", 4, 10, 0, 0, 10, 0, 0},
+    {"main = hd (tl x) + length x + entry x 3 + fst (1, 2) + snd (3, 4)", "n=10 m=3", 4, 4, 0, 0, 4, 0, 0},
+    {"main = fold (+) (redconcat (map (\\r -> map (\\v -> v + 1) r) M))", "n=2 m=3", 2, 6, 10, 4, 6, 10, 4},
+    {"main = if hd x > 0 then fold (+) x else 0", "n=10 m=3", 4, 10, 0, 0, 5.5, 10.5, 2},
+    {"main = let s = fold (+) x in map (\\v -> v + s) x", "n=10 m=3", 4, 8, 30, 4, 7, 28.5, 4},
+    {"main = map (\\r -> fold (+) r) (dummyvec (n, dummyvec (m, 1)))", "n=10 m=3", 4, 6, 32, 2, 5, 30, 2},
+    {"main = iter (map (\\v -> v + 1)) x 3", "n=10 m=3", 4, 9, 48, 6, 7.5, 45, 6},
+    {"main = fold (+) (map (\\v -> v * v) x)", "n=10 m=3", 4, 8, 11, 2, 7, 10.5, 2},
+    {"main = map (\\v -> v + 1) (tl x)", "n=10 m=3", 4, 3, 14, 2, 2.25, 13.5, 2},
+};
+
+static void test_builtins(void) {
+  for (size_t i = 0; i < sizeof hands / sizeof *hands; i++) {
+    const Hand *t = &hands[i];
+    Arena *a = arena_new();
+    Program *prog = load_text(a, arena_printf(a, "param n m\ninput x : [n]int\ninput y : [m]int\n"
+                                                 "input M : [n][m]int\n%s\n", t->program));
+    CostResult r = analyse(a, prog, t->params, MODEL_EXACT, t->p);
+    CHECK(r.W == t->W && r.H == t->H && r.S == t->S, "exact %s: W %g H %g S %g, want %g %g %g", t->program, r.W,
+          r.H, r.S, t->W, t->H, t->S);
+    r = analyse(a, prog, t->params, MODEL_PAPER, t->p);
+    CHECK(close_to(r.W, t->pW) && close_to(r.H, t->pH) && r.S == t->pS, "paper %s: W %g H %g S %g, want %g %g %g",
+          t->program, r.W, r.H, r.S, t->pW, t->pH, t->pS);
+    arena_free(a);
+  }
+}
+
+//
+// The exact model against independent block formulas for n mod p != 0.
+//
+
+static void test_exact_blocks(void) {
+  Arena *a = arena_new();
+  Program *mp = load_text(a, "param n\ninput x : [n]int\nmain = map (\\v -> v * v + 1) x\n");
+  Program *fd = load_text(a, "param n\ninput x : [n]int\nmain = fold max x\n");
+  Program *px = load_text(a, "param n\ninput x : [n]int\nmain = prefix (+) x\n");
+  for (int64_t n = 1; n <= 40; n++)
+    for (int p = 1; p <= 12; p++) {
+      char *params = arena_printf(a, "n=%lld", (long long)n);
+      int64_t most = 0, rest = n - block(n, p, 0);
+      int nonempty = 0;
+      for (int k = 0; k < p; k++) {
+        if (block(n, p, k) > most) most = block(n, p, k);
+        nonempty += block(n, p, k) > 0;
+      }
+      CostResult r = analyse(a, mp, params, MODEL_EXACT, p);
+      CHECK(r.W == (double)(2 * most) && r.H == (double)(2 * rest) && r.S == 2, "map n=%lld p=%d", (long long)n, p);
+      r = analyse(a, fd, params, MODEL_EXACT, p);
+      int senders = nonempty - (block(n, p, 0) > 0);
+      CHECK(r.W == (double)(most - 1 + nonempty - 1) && r.H == (double)(rest + senders) && r.S == 2,
+            "fold n=%lld p=%d: W %g H %g", (long long)n, p, r.W, r.H);
+      // prefix: k-th non-empty block waits for the totals of the earlier ones.
+      double w2 = 0, totals = 0;
+      int before = 0;
+      for (int k = 0; k < p; k++) {
+        int64_t len = block(n, p, k);
+        if (!len) continue;
+        if (before) w2 = fmax(w2, (double)(before - 1 + len));
+        totals = fmax(totals, fmax(nonempty - before - 1, before));
+        before++;
+      }
+      r = analyse(a, px, params, MODEL_EXACT, p);
+      CHECK(r.W == (double)(most - 1) + w2 && r.H == (double)(2 * rest) + totals && r.S == 3,
+            "prefix n=%lld p=%d: W %g H %g", (long long)n, p, r.W, r.H);
+    }
+  arena_free(a);
+}
+
+//
+// The exact model against the executor's reference model (src/exec/exact.c,
+// itself checked against run --profile), superstep by superstep.
+//
+
+static const char *reference_programs[] = {
+    "examples/matvec1.vec", "examples/matvec2.vec", "examples/mss1.vec", "examples/mss2.vec",
+    "examples/mss3.vec", "examples/mss4.vec", "examples/mss5.vec", "tests/cost/programs/c_prod.vec",
+    "tests/cost/programs/prefix.vec", "tests/cost/programs/inits.vec", "tests/cost/programs/tails_fold.vec",
+    "tests/cost/programs/tails_matrix.vec", "tests/cost/programs/inits_irregular.vec",
+    "tests/cost/programs/iter_top.vec", "tests/cost/programs/iter_local.vec", "tests/cost/programs/data_if.vec",
+    "tests/cost/programs/lazy.vec", "tests/cost/programs/let_capture.vec", "tests/cost/programs/data_def.vec",
+    "tests/cost/programs/def_input.vec", "tests/cost/programs/pairs.vec", "tests/cost/programs/ifs.vec",
+    "tests/cost/programs/c_prod_irregular.vec", "tests/cost/programs/map_pairs.vec",
+    "tests/cost/programs/chain.vec", "tests/cost/programs/prefix_vectors.vec",
+    "tests/cost/programs/pair_map_pending.vec", "tests/cost/programs/literals.vec",
+    "tests/cost/programs/closure_chain.vec", "tests/cost/programs/cprod_chain.vec",
+    "tests/cost/programs/sequential.vec",
+};
+
+static void compare_with_reference(const char *path, int p, const char *params) {
+  Arena *a = arena_new();
+  Program *prog = load_file(a, path);
+  CostResult r = analyse(a, prog, params, MODEL_EXACT, p);
+  ExactResult ref;
+  exact_cost(prog, params_of(a, prog, params), p, &ref);
+  bool same = r.nsteps == ref.nsteps;
+  for (int i = 0; same && i < r.nsteps; i++)
+    same = r.steps[i].w == (double)ref.steps[i].w && r.steps[i].h == (double)ref.steps[i].h &&
+           r.steps[i].where.line == ref.steps[i].where.line && r.steps[i].where.col == ref.steps[i].where.col;
+  CHECK(same, "%s p=%d %s: %d supersteps (reference %d), W %g (%lld), H %g (%lld)", path, p, params, r.nsteps,
+        ref.nsteps, r.W, (long long)ref.W, r.H, (long long)ref.H);
+  arena_free(a);
+}
+
+static void test_exact_reference(void) {
+  for (size_t f = 0; f < sizeof reference_programs / sizeof *reference_programs; f++)
+    for (int p = 1; p <= 8; p++)
+      for (int n = 1; n <= 13; n += 3)
+        for (int m = 2; m <= 4; m += 2) {
+          char params[64];
+          snprintf(params, sizeof params, "n=%d m=%d k=%d", n, m, n % 4);
+          compare_with_reference(reference_programs[f], p, params);
+        }
+  // The executor's own examples of every builtin.
+  DIR *dir = opendir("examples/builtins");
+  for (struct dirent *d; dir && (d = readdir(dir));) {
+    if (!strstr(d->d_name, ".vec")) continue;
+    char path[512];
+    snprintf(path, sizeof path, "examples/builtins/%s", d->d_name);
+    for (int p = 1; p <= 5; p++) compare_with_reference(path, p, "");
+  }
+  if (dir) closedir(dir);
+}
+
+//
+// Closed forms: the printed expressions, and their values against the
+// numeric paper model.
+//
+
+typedef struct Expr {
+  const char *s;     // the rest of the text
+  const double *vals;  // by variable letter
+} Expr;
+
+static double expr_sum(Expr *e);
+
+static double expr_atom(Expr *e) {
+  while (*e->s == ' ') e->s++;
+  if (*e->s == '(') {
+    e->s++;
+    double v = expr_sum(e);
+    e->s++;  // ')'
+    return v;
+  }
+  if (strncmp(e->s, "log2(p)", 7) == 0) {
+    e->s += 7;
+    return e->vals['L'];
+  }
+  if (*e->s >= 'a' && *e->s <= 'z') return e->vals[(unsigned char)*e->s++];
+  char *end;
+  double v = strtod(e->s, &end);
+  e->s = end;
+  return v;
+}
+
+static double expr_power(Expr *e) {
+  double v = expr_atom(e);
+  if (*e->s == '^') {
+    e->s++;
+    v = pow(v, expr_atom(e));
+  }
+  return v;
+}
+
+static double expr_product(Expr *e) {
+  double v = expr_power(e);
+  for (;;) {
+    while (*e->s == ' ') e->s++;
+    if (*e->s == '*') e->s++, v *= expr_power(e);
+    else if (*e->s == '/') e->s++, v /= expr_power(e);
+    else return v;
+  }
+}
+
+static double expr_sum(Expr *e) {
+  while (*e->s == ' ') e->s++;
+  double sign = 1;
+  if (*e->s == '-') e->s++, sign = -1;
+  double v = sign * expr_product(e);
+  for (;;) {
+    while (*e->s == ' ') e->s++;
+    if (*e->s == '+') e->s++, v += expr_product(e);
+    else if (*e->s == '-') e->s++, v -= expr_product(e);
+    else return v;
+  }
+}
+
+static double eval_form(const char *form, const double *vals) {
+  Expr e = {form, vals};
+  return expr_sum(&e);
+}
+
+static void test_symbolic(void) {
+  Arena *a = arena_new();
+  struct {
+    const char *file, *W, *H, *S;
+  } forms[] = {
+      {"examples/matvec1.vec", "(2*m*n - m)/p", "(m*n + n*p + m)*(p - 1)/p", "2"},
+      {"examples/matvec2.vec", "(m*p^2 + 2*m*n - 2*m*p)/p", "(m*n + m*p + n)*(p - 1)/p", "2"},
+      {"examples/mss5.vec", NULL, NULL, "log2(p) + 3"},
+  };
+  for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+    Program *prog = load_file(a, forms[i].file);
+    CostResult r = symbolic(a, prog);
+    CHECK(!forms[i].W || strcmp(r.W_form, forms[i].W) == 0, "%s: W = %s", forms[i].file, r.W_form);
+    CHECK(!forms[i].H || strcmp(r.H_form, forms[i].H) == 0, "%s: H = %s", forms[i].file, r.H_form);
+    CHECK(strcmp(r.S_form, forms[i].S) == 0, "%s: S = %s", forms[i].file, r.S_form);
+    // The closed forms evaluate to the numeric analysis.
+    for (int p = 1; p <= 16; p *= 2)
+      for (int64_t n = 16; n <= 4096; n *= 4) {
+        double vals[128] = {0};
+        vals['m'] = 24, vals['n'] = (double)n, vals['p'] = p, vals['L'] = log2(p);
+        CostResult num = analyse(a, prog, arena_printf(a, "m=24 n=%lld", (long long)n), MODEL_PAPER, p);
+        CHECK(close_to(eval_form(r.W_form, vals), num.W) && close_to(eval_form(r.H_form, vals), num.H) &&
+                  close_to(eval_form(r.S_form, vals), num.S),
+              "%s at n=%lld p=%d: %s = %g, numeric %g", forms[i].file, (long long)n, p, r.W_form,
+              eval_form(r.W_form, vals), num.W);
+      }
+  }
+  arena_free(a);
+}
+
+//
+// Static errors: message and position.
+//
+
+static void test_errors(void) {
+  static const struct {
+    const char *text, *params;
+    bool closed_form;
+    const char *want;
+  } cases[] = {
+      {"param n\ninput x : [n]int\nmain = if hd x > 0 then dummyvec (3, 1) else dummyvec (4, 1)", "n=2", false,
+       "test.vec:3:8: error: the branches of 'if' have different shapes: (3, 1) and (4, 1)"},
+      {"main = pair_map (+) (dummyvec (3, 1), dummyvec (4, 1))", "", false,
+       "test.vec:1:8: error: pair_map on vectors of different lengths (3 and 4)"},
+      {"main = 1 + fold (+) (dummyvec (0, 1))", "", false, "test.vec:1:12: error: fold of an empty vector"},
+      {"main = hd (dummyvec (0, 1))", "", false, "test.vec:1:8: error: hd of an empty vector"},
+      {"main = map tl [dummyvec (0, 1)]", "", false, "test.vec:1:12: error: tl of an empty vector"},
+      {"main = entry (dummyvec (3, 1)) 5", "", false,
+       "test.vec:1:8: error: entry: index 5 is out of range for a vector of length 3"},
+      {"main = iter (\\v -> v) 1 (0 - 3)", "", false, "test.vec:1:8: error: iter with a negative count (-3)"},
+      {"main = dummyvec (0 - 1, 1)", "", false, "test.vec:1:8: error: dummyvec of negative length -1"},
+      {"main = fold (\\a b -> tl a) (dummyvec (3, dummyvec (2, 1)))", "", false,
+       "test.vec:1:8: error: the operator of 'fold' must give the shape of its arguments (the papers' "
+       "constant-space restriction): from two (2, 1) it gives (1, 1)"},
+      {"main = fold (\\a b -> a) (inits (dummyvec (3, 1)))", "", false,
+       "test.vec:1:8: error: 'fold' combines elements of one shape (the papers' constant-space restriction), "
+       "but these have different shapes: [(1, 1), (2, 1), (3, 1)]"},
+      {"param n\ninput x : [n]int\nmain = inits x", "", true,
+       "test.vec:3:8: error: --symbolic: 'inits' builds vectors of as many different lengths as its argument "
+       "has elements, which has no closed form (give the parameters with -D)"},
+      {"param n\ninput x : [n]int\nmain = ifs n then 1 else 2", "", true,
+       "test.vec:3:12: error: --symbolic: this 'ifs' tests a size that depends on the parameters, so its branch "
+       "is not known (give the parameters with -D)"},
+      {"param n\ninput x : [n]int\nmain = iter tl x n", "", true,
+       "test.vec:3:8: error: --symbolic: iter with a count that depends on the parameters needs a function that "
+       "keeps the shape of its value, but this one turns (n, 1) into (n - 1, 1) (give the parameters with -D)"},
+      {"param n\nmain = dummyvec (n / 2, 1)", "", true,
+       "test.vec:2:8: error: --symbolic: the length given to 'dummyvec' has no closed form: it divides, takes a "
+       "remainder, a maximum or a minimum of sizes that depend on the parameters (give them with -D)"},
+      {"param n\ninput x : [n]int\nmain = if hd x > 0 then fold (+) x else 0", "", true,
+       "test.vec:3:8: error: --symbolic: the branches of this data 'if' cost differently, so its cost (their "
+       "maximum) has no closed form"},
+      {"param n\ninput x : [n - 5]int\nmain = x", "n=2", false,
+       "test.vec:2:14: error: this vector length is negative (-3)"},
+      {"main = inits (inits (dummyvec (10000, 1)))", "", false,
+       "test.vec:1:8: error: this builds vectors whose elements have different shapes, more than 16777216 "
+       "elements in all, which is more than the analysis holds"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    Arena *a = arena_new();
+    char *got = first_error(a, cases[i].text, cases[i].params, cases[i].closed_form);
+    CHECK(strcmp(got, cases[i].want) == 0, "case %zu:\n  got  %s\n  want %s", i, got, cases[i].want);
+    arena_free(a);
+  }
+}
+
+//
+// Shapes: hash-consing keeps the analysis proportional to distinct shapes.
+//
+
+static void test_shapes(void) {
+  Arena *a = arena_new();
+  // A regular program builds the same shapes whatever n.
+  Program *mss5 = load_file(a, "examples/mss5.vec");
+  CostResult small = analyse(a, mss5, "n=10", MODEL_EXACT, 8);
+  CostResult huge = analyse(a, mss5, "n=4000000000", MODEL_EXACT, 8);
+  CHECK(small.shapes == huge.shapes, "mss5: %lld shapes at n=10, %lld at n=4e9", (long long)small.shapes,
+        (long long)huge.shapes);
+  // Exactly, with blocks of 5e8: 1 + 4 ops per element, 3 ops per prefix step, 7 partial maxima.
+  CHECK(huge.W == 4500000021.0 && huge.H == 3500000021.0 && huge.S == 3, "mss5 n=4e9: W %.0f H %.0f S %.0f", huge.W,
+        huge.H, huge.S);
+  // inits makes n distinct segment shapes: the shapes grow linearly, not with the n(n+1)/2 elements.
+  Program *mss4 = load_file(a, "examples/mss4.vec");
+  CostResult s1 = analyse(a, mss4, "n=1000", MODEL_PAPER, 8), s2 = analyse(a, mss4, "n=2000", MODEL_PAPER, 8);
+  CHECK(s2.shapes < 2 * s1.shapes + 100 && s2.shapes > s1.shapes, "mss4: %lld shapes at n=1000, %lld at n=2000",
+        (long long)s1.shapes, (long long)s2.shapes);
+  // Equal shapes are one pointer; an irregular vector of equal elements is regular.
+  Analysis an = {.arena = a, .prog = mss5};
+  Shape *e = shape_vec(&an, sz_of(3), shape_unit(&an));
+  Shape *elems[] = {e, e, e};
+  CHECK(shape_vector(&an, elems, 3) == shape_vec(&an, sz_of(3), e), "three equal elements make a regular vector");
+  CHECK(shape_vec(&an, sz_of(0), e) == shape_vec(&an, sz_of(0), shape_unit(&an)), "empty vectors are one shape");
+  arena_free(a);
+}
+
+static const struct {
+  const char *name;
+  void (*run)(void);
+} groups[] = {
+    {"matvec-paper", test_matvec_paper}, {"matvec-exact", test_matvec_exact}, {"builtins", test_builtins},
+    {"exact-blocks", test_exact_blocks}, {"exact-reference", test_exact_reference},
+    {"symbolic", test_symbolic},         {"errors", test_errors},             {"shapes", test_shapes},
+};
+
+int main(int argc, char **argv) {
+  int ran = 0;
+  for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
+    if (argc < 2 || strcmp(argv[1], groups[i].name) == 0) {
+      groups[i].run();
+      ran++;
+    }
+  if (!ran) {
+    fprintf(stderr, "unknown test group '%s'\n", argv[1]);
+    return 2;
+  }
+  if (failures) printf("%d failures\n", failures);
+  return failures != 0;
+}
