@@ -47,7 +47,7 @@ static const int64_t *bind_some(Arena *a, Program *prog, const Options *opt, con
   bool *sym = arena_calloc(a, (size_t)prog->nparams + 1, sizeof *sym);
   Options all = *opt;
   all.defines = arena_calloc(a, (size_t)(opt->ndefines + prog->nparams) + 1, sizeof *all.defines);
-  memcpy((void *)all.defines, opt->defines, (size_t)opt->ndefines * sizeof *opt->defines);
+  if (opt->ndefines) memcpy((void *)all.defines, opt->defines, (size_t)opt->ndefines * sizeof *opt->defines);
   for (int k = 0; k < prog->nparams; k++) {
     const char *name = prog->params[k]->name;
     size_t len = strlen(name);
@@ -173,8 +173,9 @@ static void print_table(FILE *out, Arena *a, const CostResult *r) {
 }
 
 static void print_forms(FILE *out, const CostResult *r) {
-  fprintf(out, "\nW = %s\nH = %s\nS = %s\n", r->W_form, r->H_form, r->S_form);
-  fputs("cost = W + g*H + l*S   (log2(p) stands for the rounded-up base-2 logarithm of p)\n", out);
+  fprintf(out, "\nW = %s\nH = %s\nS = %s\ncost = W + g*H + l*S\n", r->W_form, r->H_form, r->S_form);
+  if (strstr(r->W_form, "log2") || strstr(r->H_form, "log2") || strstr(r->S_form, "log2"))
+    fputs("(log2(p) stands for the base-2 logarithm of p rounded up)\n", out);
 }
 
 int cmd_cost(int argc, char **argv) {

@@ -251,12 +251,9 @@ static Res reduce(Analysis *a, Shape *f, Shape *x, Site *dist, EvalMode m, Site 
     return result(s, num_mul(a->pc, c, steps), NULL);
   }
   start(a, f, x, dist, site);
-  if (b == B_FOLD) {
-    a->ops->fold(a, x, c, e, site);
-    return value(s);
-  }
-  a->ops->prefix(a, x, c, e, site);
-  return result(s, num_of(0), site);
+  if (b == B_FOLD) a->ops->fold(a, x, c, e, site);
+  else a->ops->prefix(a, x, c, e, site);
+  return result(s, num_of(0), plan_leaves_distributed(b) ? site : NULL);
 }
 
 //
@@ -300,7 +297,7 @@ static Res skeleton(Analysis *a, Shape *f, Res last, EvalMode m, Site *site) {
     if (!top) return result(s, concat_cost(a, x->n), NULL);
     start(a, f, x, dist, site);
     a->ops->segments(a, x, site);
-    return result(s, num_of(0), site);
+    return result(s, num_of(0), plan_leaves_distributed(b) ? site : NULL);
   }
   ElemCosts ec;
   Shape *s = b == B_MAP        ? map_elems(a, f->elems[0], x, &ec)
@@ -309,7 +306,7 @@ static Res skeleton(Analysis *a, Shape *f, Res last, EvalMode m, Site *site) {
   if (!top) return result(s, elem_total(a, &ec), NULL);
   start(a, f, x, dist, site);
   a->ops->local(a, &ec, site);
-  return result(s, num_of(0), site);
+  return result(s, num_of(0), plan_leaves_distributed(b) ? site : NULL);
 }
 
 //

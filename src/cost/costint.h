@@ -27,7 +27,6 @@ const Poly *poly_sub(PolyCtx *c, const Poly *x, const Poly *y);
 const Poly *poly_mul(PolyCtx *c, const Poly *x, const Poly *y);
 const Poly *poly_inverse_monomial(PolyCtx *c, const Poly *x);  // NULL unless x is one term
 bool poly_constant(const Poly *x, int64_t *num, int64_t *den);  // is x a constant?
-double poly_eval(const Poly *x, const double *vals);            // vals by variable
 // x written as (numerator)*(var - 1)^k/(d*var^j): var is the one that
 // divides; var < 0: x has integer coefficients, written as a plain sum.
 char *poly_format(PolyCtx *c, const Poly *x, int var);
@@ -143,7 +142,6 @@ typedef struct Site {
 } Site;
 
 typedef struct Region {
-  bool open;         // a region is running
   Site *site;        // its first skeleton
   double w0;         // process 0's work before it: the fetch superstep's
   double *scatter;   // words of the first argument's block sent to each process

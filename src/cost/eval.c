@@ -265,8 +265,8 @@ static Res extend_partial(Analysis *a, Shape *f, Res x, EvalMode m) {
   int n = f->nargs;
   Shape **args = arena_calloc(a->arena, (size_t)n + 1, sizeof *args);
   Origin **origins = m == EVAL_TOP ? arena_calloc(a->arena, (size_t)n + 1, sizeof *origins) : NULL;
-  memcpy(args, f->elems, (size_t)n * sizeof *args);
-  if (origins && f->origins) memcpy(origins, f->origins, (size_t)n * sizeof *origins);
+  if (n) memcpy(args, f->elems, (size_t)n * sizeof *args);
+  if (n && origins && f->origins) memcpy(origins, f->origins, (size_t)n * sizeof *origins);
   Res arg = bound(a, x, m);
   args[n] = arg.s;
   if (origins) origins[n] = arg.origin;
@@ -385,7 +385,7 @@ static Res eval_if_paper(Analysis *a, Node *n, Env *env, int truth) {
   StepsMark then_end = steps_mark(a);
   int nrows = then_end.nrows - start.nrows;
   CostStep *rows = arena_calloc(a->arena, (size_t)nrows + 1, sizeof *rows);
-  memcpy(rows, a->st.rows + start.nrows, (size_t)nrows * sizeof *rows);
+  if (nrows) memcpy(rows, a->st.rows + start.nrows, (size_t)nrows * sizeof *rows);
   steps_reset(a, start);
   Shape *e = eval_value(a, n->else_, env, EVAL_TOP, &unused);
   Num else_ops = steps_delta(a, start, &eW, &eH, &eS);

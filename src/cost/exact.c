@@ -100,7 +100,7 @@ static int64_t dist_len(Shape *x) { return x->kind == SH_PAIR ? x->a->n.k : x->n
 static void start(Analysis *a, Shape *f, Shape *x, Site *site) {
   Region *g = &a->st.region;
   if (x) {
-    *g = (Region){.open = true, .site = site, .w0 = a->st.pw[0], .scatter = g->scatter, .row = a->st.nrows};
+    *g = (Region){.site = site, .w0 = a->st.pw[0], .scatter = g->scatter, .row = a->st.nrows};
     a->st.pw[0] = 0;
     int64_t n = dist_len(x);
     for (int k = 1; k < a->p; k++) g->scatter[k] = block_words(a, x, lo(a, n, k), lo(a, n, k + 1));
@@ -123,7 +123,6 @@ static void end_region(Analysis *a) {
   }
   if (sent > h) h = sent;
   steps_insert(a, g->row, num_of(g->w0), num_of(h), g->site, label(a, g->site, "fetch"));
-  g->open = false;
 }
 
 static void local(Analysis *a, const ElemCosts *ec, Site *site) {

@@ -117,7 +117,7 @@ static const Poly *make(PolyCtx *c, Term *t, int n) {
   x->n = m;
   x->hash = h;
   x->t = arena_calloc(c->arena, (size_t)m + 1, sizeof *x->t);
-  memcpy(x->t, t, (size_t)m * sizeof *t);
+  if (m) memcpy(x->t, t, (size_t)m * sizeof *t);
   c->slot[j] = x;
   if (++c->count * 2 > c->cap) grow(c);
   return x;
@@ -193,23 +193,6 @@ bool poly_constant(const Poly *x, int64_t *num, int64_t *den) {
   if (x->n > 1 || !is_constant_term(&x->t[0])) return false;
   *num = x->t[0].num, *den = x->t[0].den;
   return true;
-}
-
-static double ipow(double b, int e) {
-  double r = 1;
-  for (int i = 0; i < (e < 0 ? -e : e); i++) r *= b;
-  return e < 0 ? 1 / r : r;
-}
-
-double poly_eval(const Poly *x, const double *vals) {
-  double sum = 0;
-  for (int i = 0; i < x->n; i++) {
-    double term = (double)x->t[i].num / (double)x->t[i].den;
-    for (int v = 0; v < POLY_MAXVARS; v++)
-      if (x->t[i].e[v]) term *= ipow(vals[v], x->t[i].e[v]);
-    sum += term;
-  }
-  return sum;
 }
 
 //

@@ -495,6 +495,57 @@ static void test_shapes(void) {
   arena_free(a);
 }
 
+//
+// The plan: its predicates, the decisions an analysis reports, and the
+// shape check the interpreter runs.
+//
+
+static char plan_log[1024];
+
+static void log_event(void *ctx, const PlanEvent *ev) {
+  static const char *kinds[] = {"skeleton", "gather", "keep"};
+  size_t n = strlen(plan_log);
+  snprintf(plan_log + n, sizeof plan_log - n, "%s %s %d:%d%s; ", kinds[ev->kind], builtin_name(ev->builtin),
+           ev->where.line, ev->where.col, ev->kind == PLAN_SKELETON && ev->arg_distributed ? " continues" : "");
+}
+
+static void test_plan(void) {
+  int64_t starts[5];
+  for (int k = 0; k <= 4; k++) starts[k] = plan_block_start(10, 4, k);
+  CHECK(starts[0] == 0 && starts[1] == 2 && starts[2] == 5 && starts[3] == 7 && starts[4] == 10, "blocks of 10 on 4");
+  CHECK(plan_block_start(4000000000000000000, 3, 2) == 2666666666666666666, "blocks without overflow");
+  CHECK(plan_is_skeleton(B_INITS) && !plan_is_skeleton(B_ITER) && !plan_is_skeleton(B_REDCONCAT), "skeletons");
+  CHECK(plan_takes_distributed(B_FOLD) && !plan_takes_distributed(B_PAIR_MAP), "distributed arguments");
+  CHECK(plan_leaves_distributed(B_PREFIX) && !plan_leaves_distributed(B_FOLD), "distributed results");
+  Arena *a = arena_new();
+  Program *prog = load_file(a, "examples/matvec2.vec");
+  CostRequest req = {.prog = prog, .params = params_of(a, prog, "m=4 n=4"), .model = MODEL_EXACT,
+                     .machine = machine_select(a, NULL), .hook = log_event};
+  cost_analyse(a, &req);
+  CHECK(strcmp(plan_log, "skeleton pair_map 8:48; keep pair_map 8:48; skeleton fold 8:8 continues; ") == 0,
+        "matvec2's plan: %s", plan_log);
+  plan_log[0] = '\0';
+  prog = load_text(a, "param n\ninput x : [n]int\nmain = let y = map (\\v -> v + 1) x in fold (+) y\n");
+  req.prog = prog;
+  req.params = params_of(a, prog, "n=4");
+  cost_analyse(a, &req);
+  CHECK(strcmp(plan_log, "skeleton map 3:16; gather map 3:16; skeleton fold 3:39; ") == 0, "a variable: %s",
+        plan_log);
+  // cost_shape_check reports through the caller's trap.
+  prog = load_text(a, "param n\ninput x : [n]int\nmain = if hd x > 0 then x else tl x\n");
+  bool caught = true;
+  diag_quiet = true;
+  DiagTrap trap;
+  if (DIAG_TRY(&trap)) {
+    cost_shape_check(prog, params_of(a, prog, "n=3"));
+    diag_untrap(&trap);
+    caught = false;
+  }
+  diag_quiet = false;
+  CHECK(caught, "cost_shape_check: branches (3, 1) and (2, 1)");
+  arena_free(a);
+}
+
 static const struct {
   const char *name;
   void (*run)(void);
@@ -502,6 +553,7 @@ static const struct {
     {"matvec-paper", test_matvec_paper}, {"matvec-exact", test_matvec_exact}, {"builtins", test_builtins},
     {"exact-blocks", test_exact_blocks}, {"exact-reference", test_exact_reference},
     {"symbolic", test_symbolic},         {"errors", test_errors},             {"shapes", test_shapes},
+    {"plan", test_plan},
 };
 
 int main(int argc, char **argv) {
