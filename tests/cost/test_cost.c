@@ -198,6 +198,11 @@ static const Hand hands[] = {
     {"main = iter (map (\\v -> v + 1)) x 3", "n=10 m=3", 4, 9, 48, 6, 7.5, 45, 6},
     {"main = fold (+) (map (\\v -> v * v) x)", "n=10 m=3", 4, 8, 11, 2, 7, 10.5, 2},
     {"main = map (\\v -> v + 1) (tl x)", "n=10 m=3", 4, 3, 14, 2, 2.25, 13.5, 2},
+    // Skeletons inside a skeleton's function, sequential on each row.
+    {"main = map (\\r -> prefix (+) r) M", "n=10 m=3", 4, 6, 48, 2, 5, 45, 2},
+    {"main = map (\\r -> c_prod (\\a b -> a + b) r r) M", "n=2 m=3", 2, 9, 15, 2, 9, 12, 2},
+    {"main = map (\\r -> length (inits r) + length (tails r)) M", "n=2 m=3", 2, 1, 4, 2, 1, 4, 2},
+    {"main = map (\\r -> fold (+) (map (\\v -> v * 2) r)) M", "n=2 m=3", 2, 5, 4, 2, 5, 4, 2},
 };
 
 static void test_builtins(void) {
