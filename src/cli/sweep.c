@@ -109,7 +109,7 @@ static int point_p(Sweep *sw, int64_t i) {
 static Options point_options(Sweep *sw, Arena *a, int64_t i) {
   Options o = sw->opt;
   const char **defines = arena_calloc(a, (size_t)(o.ndefines + sw->nranges) + 1, sizeof *defines);
-  memcpy((void *)defines, o.defines, (size_t)o.ndefines * sizeof *defines);
+  if (o.ndefines) memcpy((void *)defines, o.defines, (size_t)o.ndefines * sizeof *defines);
   for (int r = 0; r < sw->nranges; r++)
     if (!is_p(&sw->ranges[r]))
       defines[o.ndefines++] = arena_printf(a, "%s=%lld", sw->ranges[r].name, (long long)range_value(&sw->ranges[r], i));
