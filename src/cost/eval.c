@@ -29,7 +29,7 @@ static Env *lookup(Env *env, Node *binder) {
 }
 
 //
-// Preparation: what every lambda captures (local variables and inputs).
+// Preparation: what every lambda captures (local variables, inputs and data defs).
 //
 
 typedef struct Scope {
