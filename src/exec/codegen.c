@@ -61,15 +61,20 @@ static void buf_printf(Buf *b, const char *fmt, ...) {
   va_end(ap);
 }
 
+// A line at the current indentation, ended by `end`.
+static void line(Cg *g, const char *end, const char *fmt, va_list ap) {
+  buf_printf(g->out, "%*s", 2 * g->indent, "");
+  buf_vprintf(g->out, fmt, ap);
+  buf_printf(g->out, "%s", end);
+}
+
 // One statement line at the current indentation.
 static void emit(Cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void emit(Cg *g, const char *fmt, ...) {
-  buf_printf(g->out, "%*s", 2 * g->indent, "");
   va_list ap;
   va_start(ap, fmt);
-  buf_vprintf(g->out, fmt, ap);
+  line(g, "\n", fmt, ap);
   va_end(ap);
-  buf_printf(g->out, "\n");
 }
 
 static void flush_ops(Cg *g) {
@@ -85,12 +90,10 @@ static void count_op(Cg *g) {
 static void open_block(Cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void open_block(Cg *g, const char *fmt, ...) {
   flush_ops(g);
-  buf_printf(g->out, "%*s", 2 * g->indent, "");
   va_list ap;
   va_start(ap, fmt);
-  buf_vprintf(g->out, fmt, ap);
+  line(g, " {\n", fmt, ap);
   va_end(ap);
-  buf_printf(g->out, " {\n");
   g->indent++;
 }
 
@@ -919,6 +922,8 @@ static const char *stage_segments(Cg *g, Region *r, Ir *e, const char *cur) {
   int field = FIELD_EXCHANGE + e->stage;
   // What process q needs from us: [max(lo, need_lo(q)), hi).
   const char *need = inits ? "0" : fmt(g, "n - %s", hi_of(g, "q"));
+  const char *res = define_temp(g, e->ty, "{0}");
+  open_block(g, "/* the elements the segments need */");
   emit(g, "int64_t lo = %s, hi = %s, base = %s;", lo_of(g, "pid"), hi_of(g, "pid"), inits ? "0" : "n - hi");
   open_block(g, "for (int q = 0; q < P && hi > lo; q++)");
   emit(g, "int64_t from = %s > lo ? %s : lo;", need, need);
@@ -930,7 +935,7 @@ static const char *stage_segments(Cg *g, Region *r, Ir *e, const char *cur) {
   emit(g, "int64_t own = lo > base ? lo : base;");
   emit(g, "if (hi > lo && own < hi) memcpy(all + (own - base), %s.at + (own - lo), (size_t)(hi - own) * sizeof *all);", cur);
   emit(g, "rt_sync();");
-  const char *res = new_vec(g, e->ty, "hi - lo");
+  emit(g, "%s = (%s){hi - lo, rt_array(hi - lo, sizeof *%s.at)};", res, ctype(g, e->ty), res);
   open_block(g, "if (hi > lo)");
   open_block(g, "for (int q = 0; q < P; q++)");
   emit(g, "int64_t qlo = %s, qhi = %s, from = qlo > base ? qlo : base;", lo_of(g, "q"), hi_of(g, "q"));
@@ -939,6 +944,7 @@ static const char *stage_segments(Cg *g, Region *r, Ir *e, const char *cur) {
   close_block(g);
   emit(g, "for (int64_t j = lo; j < hi; j++) %s.at[j - lo] = (t_%s){j + 1, all + %s};", res, vt,
        inits ? "0" : "(n - 1 - j) - base");
+  close_block(g);
   close_block(g);
   return res;
 }
