@@ -61,15 +61,20 @@ static void buf_printf(Buf *b, const char *fmt, ...) {
   va_end(ap);
 }
 
+// A line at the current indentation, ended by `end`.
+static void line(Cg *g, const char *end, const char *fmt, va_list ap) {
+  buf_printf(g->out, "%*s", 2 * g->indent, "");
+  buf_vprintf(g->out, fmt, ap);
+  buf_printf(g->out, "%s", end);
+}
+
 // One statement line at the current indentation.
 static void emit(Cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void emit(Cg *g, const char *fmt, ...) {
-  buf_printf(g->out, "%*s", 2 * g->indent, "");
   va_list ap;
   va_start(ap, fmt);
-  buf_vprintf(g->out, fmt, ap);
+  line(g, "\n", fmt, ap);
   va_end(ap);
-  buf_printf(g->out, "\n");
 }
 
 static void flush_ops(Cg *g) {
@@ -85,12 +90,10 @@ static void count_op(Cg *g) {
 static void open_block(Cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void open_block(Cg *g, const char *fmt, ...) {
   flush_ops(g);
-  buf_printf(g->out, "%*s", 2 * g->indent, "");
   va_list ap;
   va_start(ap, fmt);
-  buf_vprintf(g->out, fmt, ap);
+  line(g, " {\n", fmt, ap);
   va_end(ap);
-  buf_printf(g->out, " {\n");
   g->indent++;
 }
 
@@ -176,13 +179,14 @@ static void pair_helpers(Cg *g, Type *t) {
              a, b);
 }
 
-// The block form of a vector (docs/compiler.md, "What is counted"): each
-// element packed, except that the elements of a block of vectors of one
-// common length (the stride, in the tag) go without their lengths.
+// The block form of a vector (docs/compiler.md, "What is counted"): the
+// elements packed, except that a block of vectors of one common length (the
+// stride, in the tag) goes without their lengths: when their scalars are
+// words and lie in one run of memory, as that run, without packing.
 static void block_helpers(Cg *g, Type *t) {
   const char *m = mangle(g, t), *e = mangle(g, t->a), *c = ctype(g, t);
   Buf *o = &g->types;
-  bool nested = t->a->kind == T_VEC;
+  bool nested = t->a->kind == T_VEC, rows = nested && word_flat(t->a->a);
   const char *u = nested ? mangle(g, t->a->a) : NULL;
   buf_printf(o, "/* sends the block v of a vector of n elements */\n");
   buf_printf(o, "static inline void sb_%s(int pid, int64_t head, int64_t n, %s v) {\n", m, c);
@@ -193,8 +197,15 @@ static void block_helpers(Cg *g, Type *t) {
     buf_printf(o, "  int64_t count = 0;\n");
     if (nested) {
       buf_printf(o, "  tag.stride = v.len > 0 ? v.at[0].len : -1;\n");
-      buf_printf(o, "  for (int64_t i = 1; i < v.len && tag.stride >= 0; i++)\n"
-                    "    if (v.at[i].len != tag.stride) tag.stride = -1;\n");
+      buf_printf(o, "  bool run = true; /* the rows follow each other in memory */\n");
+      buf_printf(o, "  for (int64_t i = 1; i < v.len && tag.stride >= 0; i++) {\n"
+                    "    if (v.at[i].len != tag.stride) tag.stride = -1;\n"
+                    "    else if (v.at[i].at != v.at[0].at + i * tag.stride) run = false;\n  }\n");
+      if (rows)
+        buf_printf(o, "  if (tag.stride >= 0 && run) {\n    rt_send(pid, tag, v.len ? v.at[0].at : NULL, v.len * tag.stride * %d);\n"
+                      "    return;\n  }\n", words_of(t->a->a));
+      else
+        buf_printf(o, "  (void)run;\n");
       buf_printf(o, "  for (int64_t i = 0; i < v.len; i++)\n"
                     "    count += tag.stride >= 0 ? wc_%s(v.at[i]) - 1 : wc_%s(v.at[i]);\n", e, e);
       buf_printf(o, "  int64_t *w = rt_words(count), *p = w;\n");
@@ -216,12 +227,42 @@ static void block_helpers(Cg *g, Type *t) {
     buf_printf(o, "  const int64_t *w = m->words;\n");
     if (nested) {
       buf_printf(o, "  int64_t s = m->tag.stride;\n  if (s >= 0) {\n"
-                    "    t_%s *items = rt_array(r * s, sizeof *items);\n"
-                    "    for (int64_t i = 0; i < r * s; i++) w = un_%s(w, &items[i]);\n"
-                    "    for (int64_t i = 0; i < r; i++) at[i] = (t_%s){s, items + i * s};\n"
-                    "    return;\n  }\n", u, u, e);
+                    "    t_%s *items = rt_array(r * s, sizeof *items);\n", u);
+      if (rows)
+        buf_printf(o, "    if (r * s > 0) memcpy(items, w, (size_t)(r * s) * sizeof *items);\n");
+      else
+        buf_printf(o, "    for (int64_t i = 0; i < r * s; i++) w = un_%s(w, &items[i]);\n", u);
+      buf_printf(o, "    for (int64_t i = 0; i < r; i++) at[i] = (t_%s){s, items + i * s};\n"
+                    "    return;\n  }\n", e);
     }
     buf_printf(o, "  for (int64_t i = 0; i < r; i++) w = un_%s(w, &at[i]);\n}\n", e);
+  }
+  buf_printf(o, "/* a received block of r elements: in the message itself when its form\n"
+                " * is the memory layout (then valid until the next barrier) */\n");
+  buf_printf(o, "static inline %s vb_%s(const rt_msg *m, int64_t r) {\n", c, m);
+  if (word_flat(t->a))
+    buf_printf(o, "  return (%s){r, r > 0 ? (t_%s *)m->words : NULL};\n}\n", c, e);
+  else
+    buf_printf(o, "  %s v = {r, rt_array(r, sizeof *v.at)};\n  ub_%s(m, r, v.at);\n  return v;\n}\n", c, m);
+}
+
+// ld_*: a vector input, from the words rt_input_words packed, made in place
+// when its scalars are words (the buffer is kept): a vector's elements are
+// its words; a matrix's rows are moved down over their length words.
+static void load_helper(Cg *g, Type *t) {
+  const char *m = mangle(g, t), *c = ctype(g, t), *e = mangle(g, t->a);
+  Buf *o = &g->types;
+  buf_printf(o, "static inline %s ld_%s(int64_t *w) {\n", c, m);
+  if (word_flat(t->a)) {
+    buf_printf(o, "  return (%s){w[0], (t_%s *)(w + 1)};\n}\n", c, e);
+  } else if (t->a->kind == T_VEC && word_flat(t->a->a)) {
+    int k = words_of(t->a->a);
+    buf_printf(o, "  %s v = {w[0], rt_array(w[0], sizeof *v.at)};\n  int64_t *from = w + 1, *to = w;\n", c);
+    buf_printf(o, "  for (int64_t i = 0; i < v.len; i++) {\n    int64_t len = *from++;\n"
+                  "    memmove(to, from, (size_t)(len * %d) * 8);\n    v.at[i] = (t_%s){len, (t_%s *)to};\n"
+                  "    from += len * %d;\n    to += len * %d;\n  }\n  return v;\n}\n", k, e, mangle(g, t->a->a), k, k);
+  } else {
+    buf_printf(o, "  %s v;\n  un_%s(w, &v);\n  free(w);\n  return v;\n}\n", c, m);
   }
 }
 
@@ -252,6 +293,7 @@ static void vec_helpers(Cg *g, Type *t) {
                 "  for (int64_t i = 0; i < v.len; i++) z.at[i] = zero_%s(v.at[i]);\n  return z;\n}\n",
              c, m, c, c, e);
   block_helpers(g, t);
+  load_helper(g, t);
   // Whole values as messages: vectors in block form, the rest packed.
   buf_printf(o, "static inline void sf_%s(int pid, int64_t head, %s v) { sb_%s(pid, head, v.len, v); }\n", m, c, m);
   buf_printf(o, "static inline %s rf_%s(const rt_msg *m) {\n  %s v = {m->tag.n, rt_array(m->tag.n, sizeof *v.at)};\n"
@@ -335,10 +377,11 @@ static int64_t static_ops(Ir *e) {
   return n;
 }
 
-// Does evaluating e allocate memory (so that a loop may release it)?
+// Does evaluating e allocate memory (so that a loop may release it)? A
+// fused skeleton stores nothing itself.
 static bool allocates(Ir *e) {
   if (!e) return false;
-  if (ir_type_has_vec(e->ty) && e->kind != IR_VAR && e->kind != IR_INPUT && e->kind != IR_TL &&
+  if (ir_type_has_vec(e->ty) && !e->fused && e->kind != IR_VAR && e->kind != IR_INPUT && e->kind != IR_TL &&
       e->kind != IR_FST && e->kind != IR_SND && e->kind != IR_ENTRY && e->kind != IR_HD)
     return true;
   Ir *kids[] = {e->a, e->b, e->c, e->body};
@@ -349,17 +392,15 @@ static bool allocates(Ir *e) {
   return false;
 }
 
-// Starts a loop of `count` iterations of body: counts its operations at
-// once when they are static. Returns the previous counting state.
-static bool begin_counted_loop(Cg *g, Ir *body, const char *count) {
-  bool saved = g->counting;
+// Counts before a loop the operations of body applied `count` times, when
+// they are static; returns whether it did (or they were counted already).
+static bool count_static(Cg *g, Ir *body, const char *count) {
   int64_t k = static_ops(body);
   if (g->counting && k > 0) {
     flush_ops(g);
     emit(g, "VB_OPS(%lld * (%s));", (long long)k, count);
   }
-  if (k >= 0) g->counting = false;
-  return saved;
+  return k >= 0;
 }
 
 //
@@ -373,87 +414,31 @@ static const char *apply_body(Cg *g, Ir *e, const char *x, const char *y) {
   return cg_expr(g, e->body);
 }
 
-// The body in a loop iteration; its scratch memory is released at the end
-// of the iteration when the result holds no vector.
-static void loop_body(Cg *g, Ir *e, const char *x, const char *y, const char *dest) {
-  bool release = allocates(e->body) && !ir_type_has_vec(e->body->ty);
-  const char *mark = release ? temp(g) : NULL;
-  if (release) emit(g, "size_t %s = rt_mark();", mark);
+// The body inside a loop: its operations counted here unless `counted`
+// before the loop.
+static const char *apply_counted(Cg *g, Ir *e, bool counted, const char *x, const char *y) {
+  bool saved = g->counting;
+  g->counting = saved && !counted;
   const char *r = apply_body(g, e, x, y);
-  emit(g, "%s = %s;", dest, r);
-  if (release) emit(g, "rt_release(%s);", mark);
+  g->counting = saved;
+  return r;
 }
 
-//
-// Skeletons on local data (sequential, and the local stages of regions).
-//
+// An iteration whose scratch memory is released at its end (when nothing
+// made in it survives): returns the mark, or NULL when nothing is released.
+static const char *open_iteration(Cg *g, bool release) {
+  if (!release) return NULL;
+  const char *mark = temp(g);
+  emit(g, "size_t %s = rt_mark();", mark);
+  return mark;
+}
+
+static void close_iteration(Cg *g, const char *mark) {
+  if (mark) emit(g, "rt_release(%s);", mark);
+}
 
 static const char *new_vec(Cg *g, Type *t, const char *len) {
   return define_temp(g, t, fmt(g, "{%s, rt_array(%s, sizeof(t_%s))}", len, len, mangle(g, t->a)));
-}
-
-static const char *cg_map_loop(Cg *g, Ir *e, const char *v) {
-  const char *r = new_vec(g, e->ty, fmt(g, "%s.len", v)), *k = temp(g);
-  bool saved = begin_counted_loop(g, e->body, fmt(g, "%s.len", v));
-  open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", k, k, v, k);
-  loop_body(g, e, fmt(g, "%s.at[%s]", v, k), NULL, fmt(g, "%s.at[%s]", r, k));
-  close_block(g);
-  g->counting = saved;
-  return r;
-}
-
-static const char *cg_pair_map_loop(Cg *g, Ir *e, const char *a, const char *b) {
-  const char *r = new_vec(g, e->ty, fmt(g, "%s.len", a)), *k = temp(g);
-  bool saved = begin_counted_loop(g, e->body, fmt(g, "%s.len", a));
-  open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", k, k, a, k);
-  loop_body(g, e, fmt(g, "%s.at[%s]", a, k), fmt(g, "%s.at[%s]", b, k), fmt(g, "%s.at[%s]", r, k));
-  close_block(g);
-  g->counting = saved;
-  return r;
-}
-
-static const char *cg_c_prod_loop(Cg *g, Ir *e, const char *xs, const char *ys) {
-  const char *r = new_vec(g, e->ty, fmt(g, "%s.len", ys)), *j = temp(g), *i = temp(g);
-  bool saved = begin_counted_loop(g, e->body, fmt(g, "%s.len * %s.len", xs, ys));
-  open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", j, j, ys, j);
-  const char *row = new_vec(g, e->ty->a, fmt(g, "%s.len", xs));
-  open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", i, i, xs, i);
-  loop_body(g, e, fmt(g, "%s.at[%s]", xs, i), fmt(g, "%s.at[%s]", ys, j), fmt(g, "%s.at[%s]", row, i));
-  close_block(g);
-  emit(g, "%s.at[%s] = %s;", r, j, row);
-  close_block(g);
-  g->counting = saved;
-  return r;
-}
-
-// Folds v[1..] into acc (which holds v[0]).
-static void cg_fold_loop(Cg *g, Ir *e, const char *v, const char *acc) {
-  const char *k = temp(g);
-  bool saved = begin_counted_loop(g, e->body, fmt(g, "%s.len - 1", v));
-  open_block(g, "for (int64_t %s = 1; %s < %s.len; %s++)", k, k, v, k);
-  loop_body(g, e, acc, fmt(g, "%s.at[%s]", v, k), acc);
-  close_block(g);
-  g->counting = saved;
-}
-
-static const char *cg_prefix_loop(Cg *g, Ir *e, const char *v) {
-  const char *r = new_vec(g, e->ty, fmt(g, "%s.len", v)), *k = temp(g);
-  emit(g, "if (%s.len > 0) %s.at[0] = %s.at[0];", v, r, v);
-  bool saved = begin_counted_loop(g, e->body, fmt(g, "%s.len - 1", v));
-  open_block(g, "for (int64_t %s = 1; %s < %s.len; %s++)", k, k, v, k);
-  loop_body(g, e, fmt(g, "%s.at[%s - 1]", r, k), fmt(g, "%s.at[%s]", v, k), fmt(g, "%s.at[%s]", r, k));
-  close_block(g);
-  g->counting = saved;
-  return r;
-}
-
-// inits (segment k is v[0..k]) or tails (v[n-1-k..n-1]) as views of v.
-static const char *cg_segments(Cg *g, Ir *e, const char *v) {
-  const char *r = new_vec(g, e->ty, fmt(g, "%s.len", v)), *k = temp(g);
-  const char *start = e->kind == IR_INITS ? fmt(g, "%s.at", v) : fmt(g, "%s.at + %s.len - 1 - %s", v, v, k);
-  emit(g, "for (int64_t %s = 0; %s < %s.len; %s++) %s.at[%s] = (%s){%s + 1, %s};", k, k, v, k, r, k,
-       ctype(g, e->ty->a), k, start);
-  return r;
 }
 
 static const char *stage_name(IrKind k) {
@@ -468,26 +453,225 @@ static const char *stage_name(IrKind k) {
   }
 }
 
+//
+// Delayed vectors (docs/compiler.md, "Fusion"). A map, pair_map or prefix
+// consumed once and in order is never stored: a generator makes each of its
+// elements inside the loop of the consumer, when the consumer needs it.
+// Every element is made exactly once, so the operations do not change.
+//
+
+typedef enum {
+  GEN_ARRAY,   // a stored vector: its elements are read
+  GEN_MAP,     // map or pair_map: the body applied to the source element(s)
+  GEN_PREFIX,  // a running prefix: the body applied to the last result and the source element
+  GEN_OFFSET,  // a parallel prefix's second pass: the lower blocks' total applied, if any
+} GenKind;
+
+// Which elements a loop makes at one place: the first, the others, or any.
+typedef enum { AT_FIRST, AT_REST, AT_ANY } At;
+
+typedef struct Gen Gen;
+struct Gen {
+  GenKind kind;       // how the elements are made
+  Ir *e;              // all but GEN_ARRAY: the skeleton whose body makes them
+  Gen *src, *src2;    // all but GEN_ARRAY: the source(s) (src2: pair_map's second)
+  const char *vec;    // GEN_ARRAY: the C vector
+  const char *state;  // GEN_PREFIX: the last element made; GEN_OFFSET: the total
+  const char *when;   // GEN_OFFSET: whether there is a total to apply
+  bool counted;       // its operations are counted before the loop (static body)
+};
+
+static Gen *gen_array(Cg *g, const char *vec) {
+  Gen *s = arena_calloc(g->arena, 1, sizeof *s);
+  s->kind = GEN_ARRAY;
+  s->vec = vec;
+  return s;
+}
+
+// The generator of a map, pair_map or prefix e over the given sources.
+static Gen *gen_apply(Cg *g, Ir *e, Gen *src, Gen *src2) {
+  Gen *s = arena_calloc(g->arena, 1, sizeof *s);
+  s->kind = e->kind == IR_PREFIX ? GEN_PREFIX : GEN_MAP;
+  s->e = e;
+  s->src = src;
+  s->src2 = src2;
+  if (s->kind == GEN_PREFIX) s->state = define_temp(g, e->ty->a, "{0}");
+  return s;
+}
+
+// Every generator has the length of its (first) source.
+static const char *gen_len(Cg *g, Gen *s) {
+  while (s->kind != GEN_ARRAY) s = s->src;
+  return fmt(g, "%s.len", s->vec);
+}
+
+static void check_lengths(Cg *g, Ir *e, const char *a, const char *b) {
+  emit(g, "if (%s != %s) rt_error(%s, \"pair_map on vectors of different lengths (%%\" PRId64 \" and %%\" PRId64 \")\", %s, %s);",
+       a, b, site(g, e->pos), a, b);
+}
+
+static Gen *gen_skeleton(Cg *g, Ir *e);
+
+// The vector e as a generator: fused skeletons stay delayed, anything else
+// is evaluated (and stored) here.
+static Gen *gen_of(Cg *g, Ir *e) { return e->fused ? gen_skeleton(g, e) : gen_array(g, cg_expr(g, e)); }
+
+// A local map, pair_map or prefix as a generator, its sources evaluated.
+static Gen *gen_skeleton(Cg *g, Ir *e) {
+  emit(g, "/* %s at %s%s */", stage_name(e->kind), where(g, e->pos), e->fused ? ", made in its consumer's loop" : "");
+  Gen *a = gen_of(g, e->a), *b = e->kind == IR_PAIR_MAP ? gen_of(g, e->b) : NULL;
+  if (b) check_lengths(g, e, gen_len(g, a), gen_len(g, b));
+  return gen_apply(g, e, a, b);
+}
+
+// Before the loop over n elements: the operations of every generator with a
+// static body, at once (a prefix makes n - 1 applications, an offset n when
+// it applies).
+static void gen_count(Cg *g, Gen *s, const char *n) {
+  if (s->kind == GEN_ARRAY) return;
+  gen_count(g, s->src, n);
+  if (s->src2) gen_count(g, s->src2, n);
+  int64_t k = static_ops(s->e->body);
+  s->counted = k >= 0;
+  if (!g->counting || k <= 0) return;
+  flush_ops(g);
+  if (s->kind == GEN_PREFIX) emit(g, "VB_OPS(%lld * (%s > 0 ? %s - 1 : 0));", (long long)k, n, n);
+  else if (s->kind == GEN_OFFSET) emit(g, "if (%s) VB_OPS(%lld * (%s));", s->when, (long long)k, n);
+  else emit(g, "VB_OPS(%lld * (%s));", (long long)k, n);
+}
+
+// Emits the making of element k of s (where `at` says which); returns its C
+// expression, valid until the next element is made.
+static const char *gen_elem(Cg *g, Gen *s, const char *k, At at) {
+  if (s->kind == GEN_ARRAY) return fmt(g, "%s.at[%s]", s->vec, k);
+  const char *x = gen_elem(g, s->src, k, at), *y = s->src2 ? gen_elem(g, s->src2, k, at) : NULL;
+  switch (s->kind) {
+  case GEN_MAP: return apply_counted(g, s->e, s->counted, x, y);
+  case GEN_PREFIX:
+    if (at == AT_ANY) open_block(g, "if (%s == 0)", k);
+    if (at != AT_REST) emit(g, "%s = %s;", s->state, x);
+    if (at == AT_ANY) else_block(g);
+    if (at != AT_FIRST) emit(g, "%s = %s;", s->state, apply_counted(g, s->e, s->counted, s->state, x));
+    if (at == AT_ANY) close_block(g);
+    return s->state;
+  default: {  // GEN_OFFSET
+    const char *r = define_temp(g, s->e->ty->a, x);
+    open_block(g, "if (%s)", s->when);
+    emit(g, "%s = %s;", r, apply_counted(g, s->e, s->counted, s->state, r));
+    close_block(g);
+    return r;
+  }
+  }
+}
+
+// Does making the elements of s allocate?
+static bool gen_allocates(Gen *s) {
+  if (s->kind == GEN_ARRAY) return false;
+  return allocates(s->e->body) || gen_allocates(s->src) || (s->src2 && gen_allocates(s->src2));
+}
+
+// Does a running value of s (a prefix's) hold a vector made in the loop?
+static bool gen_keeps_vector(Gen *s) {
+  if (s->kind == GEN_ARRAY) return false;
+  if (s->kind == GEN_PREFIX && ir_type_has_vec(s->e->ty->a)) return true;
+  return gen_keeps_vector(s->src) || (s->src2 && gen_keeps_vector(s->src2));
+}
+
+// May a loop over s (applying body, keeping values of type kept) release
+// each iteration's scratch memory at its end?
+static bool release_each(Gen *s, Ir *body, Type *kept) {
+  return (gen_allocates(s) || (body && allocates(body))) && !ir_type_has_vec(kept) && !gen_keeps_vector(s);
+}
+
+// Stores the elements of s at dest[0..).
+static void gen_store(Cg *g, Gen *s, const char *dest) {
+  const char *n = gen_len(g, s), *k = temp(g);
+  gen_count(g, s, n);
+  bool release = release_each(s, NULL, s->e->ty->a);
+  open_block(g, "for (int64_t %s = 0; %s < %s; %s++)", k, k, n, k);
+  const char *mark = open_iteration(g, release);
+  emit(g, "%s[%s] = %s;", dest, k, gen_elem(g, s, k, AT_ANY));
+  close_iteration(g, mark);
+  close_block(g);
+}
+
+// The elements of s as a stored vector: s's own when it is stored already.
+static const char *gen_vector(Cg *g, Gen *s) {
+  if (s->kind == GEN_ARRAY) return s->vec;
+  const char *r = new_vec(g, s->e->ty, gen_len(g, s));
+  gen_store(g, s, fmt(g, "%s.at", r));
+  return r;
+}
+
+// Folds the elements of s (there is at least one) into acc with e's body:
+// the first element is made apart, the others in the loop.
+static void gen_fold(Cg *g, Ir *e, Gen *s, const char *acc) {
+  const char *n = gen_len(g, s), *k = temp(g);
+  gen_count(g, s, n);
+  bool counted = count_static(g, e->body, fmt(g, "%s - 1", n)), release = release_each(s, e->body, e->ty);
+  if (s->kind == GEN_ARRAY) {
+    emit(g, "%s = %s.at[0];", acc, s->vec);
+  } else {
+    open_block(g, "/* the first element */");
+    emit(g, "%s = %s;", acc, gen_elem(g, s, "0", AT_FIRST));
+    close_block(g);
+  }
+  open_block(g, "for (int64_t %s = 1; %s < %s; %s++)", k, k, n, k);
+  const char *mark = open_iteration(g, release);
+  const char *y = gen_elem(g, s, k, AT_REST);
+  emit(g, "%s = %s;", acc, apply_counted(g, e, counted, acc, y));
+  close_iteration(g, mark);
+  close_block(g);
+}
+
+//
+// Skeletons on local data that are not generators.
+//
+
+static const char *cg_c_prod_loop(Cg *g, Ir *e, const char *xs, const char *ys) {
+  const char *r = new_vec(g, e->ty, fmt(g, "%s.len", ys)), *j = temp(g), *i = temp(g);
+  bool counted = count_static(g, e->body, fmt(g, "%s.len * %s.len", xs, ys));
+  bool release = allocates(e->body) && !ir_type_has_vec(e->body->ty);
+  open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", j, j, ys, j);
+  const char *row = new_vec(g, e->ty->a, fmt(g, "%s.len", xs));
+  open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", i, i, xs, i);
+  const char *mark = open_iteration(g, release);
+  const char *v = apply_counted(g, e, counted, fmt(g, "%s.at[%s]", xs, i), fmt(g, "%s.at[%s]", ys, j));
+  emit(g, "%s.at[%s] = %s;", row, i, v);
+  close_iteration(g, mark);
+  close_block(g);
+  emit(g, "%s.at[%s] = %s;", r, j, row);
+  close_block(g);
+  return r;
+}
+
+// inits (segment k is v[0..k]) or tails (v[n-1-k..n-1]) as views of v.
+static const char *cg_segments(Cg *g, Ir *e, const char *v) {
+  const char *r = new_vec(g, e->ty, fmt(g, "%s.len", v)), *k = temp(g);
+  const char *start = e->kind == IR_INITS ? fmt(g, "%s.at", v) : fmt(g, "%s.at + %s.len - 1 - %s", v, v, k);
+  emit(g, "for (int64_t %s = 0; %s < %s.len; %s++) %s.at[%s] = (%s){%s + 1, %s};", k, k, v, k, r, k,
+       ctype(g, e->ty->a), k, start);
+  return r;
+}
+
+
 static const char *cg_local_skeleton(Cg *g, Ir *e) {
-  emit(g, "/* %s at %s */", stage_name(e->kind), where(g, e->pos));
-  const char *a = cg_expr(g, e->a);
-  const char *b = e->b ? cg_expr(g, e->b) : NULL;
   switch (e->kind) {
-  case IR_MAP: return cg_map_loop(g, e, a);
-  case IR_PAIR_MAP:
-    emit(g, "if (%s.len != %s.len) rt_error(%s, \"pair_map on vectors of different lengths (%%\" PRId64 \" and %%\" PRId64 \")\", %s.len, %s.len);",
-         a, b, site(g, e->pos), a, b);
-    return cg_pair_map_loop(g, e, a, b);
-  case IR_C_PROD: return cg_c_prod_loop(g, e, a, b);
+  case IR_MAP: case IR_PAIR_MAP: case IR_PREFIX: return gen_vector(g, gen_skeleton(g, e));
   case IR_FOLD: {
-    emit(g, "rt_nonempty(%s.len, \"fold\", %s);", a, site(g, e->pos));
-    const char *acc = define_temp(g, e->ty, fmt(g, "%s.at[0]", a));
-    cg_fold_loop(g, e, a, acc);
+    emit(g, "/* fold at %s */", where(g, e->pos));
+    Gen *s = gen_of(g, e->a);
+    emit(g, "rt_nonempty(%s, \"fold\", %s);", gen_len(g, s), site(g, e->pos));
+    const char *acc = define_temp(g, e->ty, "{0}");
+    gen_fold(g, e, s, acc);
     return acc;
   }
-  case IR_PREFIX: return cg_prefix_loop(g, e, a);
-  default: return cg_segments(g, e, a);
+  default: break;
   }
+  emit(g, "/* %s at %s */", stage_name(e->kind), where(g, e->pos));
+  const char *a = cg_expr(g, e->a);
+  if (e->kind == IR_C_PROD) return cg_c_prod_loop(g, e, a, cg_expr(g, e->b));
+  return cg_segments(g, e, a);
 }
 
 //
@@ -587,11 +771,10 @@ static const char *cg_iter(Cg *g, Ir *e) {
   emit(g, "/* iter at %s */", where(g, e->pos));
   emit(g, "if (%s < 0) rt_error(%s, \"iter with a negative count (%%\" PRId64 \")\", %s);", n, site(g, e->pos), n);
   const char *acc = define_temp(g, e->ty, x);
-  bool saved = begin_counted_loop(g, e->body, n);
+  bool counted = count_static(g, e->body, n);
   open_block(g, "for (int64_t %s = 0; %s < %s; %s++)", k, k, n, k);
-  emit(g, "%s = %s;", acc, apply_body(g, e, acc, NULL));
+  emit(g, "%s = %s;", acc, apply_counted(g, e, counted, acc, NULL));
   close_block(g);
-  g->counting = saved;
   return acc;
 }
 
@@ -676,35 +859,45 @@ static RegionFields region_fields(Cg *g, Region *r) {
 static const char *lo_of(Cg *g, const char *q) { return fmt(g, "rt_lo(n, P, %s)", q); }
 static const char *hi_of(Cg *g, const char *q) { return fmt(g, "rt_lo(n, P, %s + 1)", q); }
 
-// fold: local fold, partial results to process 0, which folds them in order.
-static const char *stage_fold(Cg *g, Region *r, Ir *e, const char *cur) {
-  const char *acc = define_temp(g, e->ty, "{0}");
-  open_block(g, "if (%s.len > 0)", cur);
-  emit(g, "%s = %s.at[0];", acc, cur);
-  cg_fold_loop(g, e, cur, acc);
-  emit(g, "if (pid != 0) sf_%s(0, rt_head(%d, %d, pid), %s);", mangle(g, e->ty), r->id, FIELD_EXCHANGE + e->stage, acc);
-  close_block(g);
-  emit(g, "rt_sync();");
-  open_block(g, "if (pid == 0)");
-  emit(g, "bool got = %s.len > 0;", cur);
-  open_block(g, "for (int q = 1; q < P; q++)");
+// The partials of a fold or the totals of a prefix, received from the
+// processes q in `range` with non-empty blocks, combined into acc in pid order
+// with e's body; got says whether acc holds one yet.
+static void combine_received(Cg *g, Ir *e, const char *range, int field, const char *acc, const char *got) {
+  open_block(g, "for (int q = %s; q++)", range);
   emit(g, "if (%s == %s) continue;", lo_of(g, "q"), hi_of(g, "q"));
-  const char *y = define_temp(g, e->ty, fmt(g, "rf_%s(rt_find(%d, q))", mangle(g, e->ty), FIELD_EXCHANGE + e->stage));
-  open_block(g, "if (!got)");
+  Type *t = e->kind == IR_FOLD ? e->ty : e->ty->a;
+  const char *y = define_temp(g, t, fmt(g, "rf_%s(rt_find(%d, q))", mangle(g, t), field));
+  open_block(g, "if (!%s)", got);
   emit(g, "%s = %s;", acc, y);
-  emit(g, "got = true;");
+  emit(g, "%s = true;", got);
   emit(g, "continue;");
   close_block(g);
   emit(g, "%s = %s;", acc, apply_body(g, e, acc, y));
   close_block(g);
+}
+
+// fold: the local fold, the partial results to process 0, which folds them
+// in pid order.
+static const char *stage_fold(Cg *g, Region *r, Ir *e, Gen *cur) {
+  const char *acc = define_temp(g, e->ty, "{0}");
+  open_block(g, "if (%s > 0)", gen_len(g, cur));
+  gen_fold(g, e, cur, acc);
+  emit(g, "if (pid != 0) sf_%s(0, rt_head(%d, %d, pid), %s);", mangle(g, e->ty), r->id, FIELD_EXCHANGE + e->stage, acc);
+  close_block(g);
+  emit(g, "rt_sync();");
+  open_block(g, "if (pid == 0)");
+  emit(g, "bool got = %s > 0;", gen_len(g, cur));
+  combine_received(g, e, "1; q < P", FIELD_EXCHANGE + e->stage, acc, "got");
   close_block(g);
   return acc;
 }
 
-// prefix: local prefix; block totals to the higher processes; each process
-// combines the lower totals and applies them to its elements.
-static const char *stage_prefix(Cg *g, Region *r, Ir *e, const char *cur) {
-  const char *t = cg_prefix_loop(g, e, cur), *et = mangle(g, e->ty->a);
+// prefix: pass 1 stores the local prefix (its producers made in its loop)
+// and sends the block total to the higher processes; after the barrier each
+// process combines the lower totals, and pass 2 (a generator, fused with
+// what follows) applies them to its elements.
+static Gen *stage_prefix(Cg *g, Region *r, Ir *e, Gen *cur) {
+  const char *t = gen_vector(g, gen_apply(g, e, cur, NULL)), *et = mangle(g, e->ty->a);
   int field = FIELD_EXCHANGE + e->stage;
   open_block(g, "if (%s.len > 0)", t);
   emit(g, "for (int q = pid + 1; q < P; q++)");
@@ -712,29 +905,13 @@ static const char *stage_prefix(Cg *g, Region *r, Ir *e, const char *cur) {
        r->id, field, t, t);
   close_block(g);
   emit(g, "rt_sync();");
+  Gen *offset = gen_apply(g, e, gen_array(g, t), NULL);
+  offset->kind = GEN_OFFSET;
+  offset->when = define_temp(g, lower_type(g->ir, T_BOOL, NULL, NULL), "false");
   open_block(g, "if (%s.len > 0)", t);
-  const char *acc = define_temp(g, e->ty->a, "{0}");
-  emit(g, "bool got = false;");
-  open_block(g, "for (int q = 0; q < pid; q++)");
-  emit(g, "if (%s == %s) continue;", lo_of(g, "q"), hi_of(g, "q"));
-  const char *y = define_temp(g, e->ty->a, fmt(g, "rf_%s(rt_find(%d, q))", et, field));
-  open_block(g, "if (!got)");
-  emit(g, "%s = %s;", acc, y);
-  emit(g, "got = true;");
-  emit(g, "continue;");
+  combine_received(g, e, "0; q < pid", field, offset->state, offset->when);
   close_block(g);
-  emit(g, "%s = %s;", acc, apply_body(g, e, acc, y));
-  close_block(g);
-  const char *k = temp(g);
-  open_block(g, "if (got)");
-  bool saved = begin_counted_loop(g, e->body, fmt(g, "%s.len", t));
-  open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", k, k, t, k);
-  emit(g, "%s.at[%s] = %s;", t, k, apply_body(g, e, acc, fmt(g, "%s.at[%s]", t, k)));
-  close_block(g);
-  g->counting = saved;
-  close_block(g);
-  close_block(g);
-  return t;
+  return offset;
 }
 
 // inits/tails: each process fetches the elements its segments need (all of
@@ -745,53 +922,50 @@ static const char *stage_segments(Cg *g, Region *r, Ir *e, const char *cur) {
   int field = FIELD_EXCHANGE + e->stage;
   // What process q needs from us: [max(lo, need_lo(q)), hi).
   const char *need = inits ? "0" : fmt(g, "n - %s", hi_of(g, "q"));
-  emit(g, "int64_t lo = %s, hi = %s;", lo_of(g, "pid"), hi_of(g, "pid"));
+  const char *res = define_temp(g, e->ty, "{0}");
+  open_block(g, "/* the elements the segments need */");
+  emit(g, "int64_t lo = %s, hi = %s, base = %s;", lo_of(g, "pid"), hi_of(g, "pid"), inits ? "0" : "n - hi");
   open_block(g, "for (int q = 0; q < P && hi > lo; q++)");
   emit(g, "int64_t from = %s > lo ? %s : lo;", need, need);
   emit(g, "if (q != pid && %s < %s && from < hi && %s)", lo_of(g, "q"), hi_of(g, "q"), inits ? "q > pid" : "true");
   emit(g, "  sb_%s(q, rt_head(%d, %d, pid), n, (t_%s){hi - from, %s.at + (from - lo)});", vt, r->id, field, vt, cur);
   close_block(g);
+  emit(g, "/* our own part before the barrier: the block may live in a message */");
+  emit(g, "t_%s *all = rt_array(hi > lo ? hi : 0, sizeof *all);", et);
+  emit(g, "int64_t own = lo > base ? lo : base;");
+  emit(g, "if (hi > lo && own < hi) memcpy(all + (own - base), %s.at + (own - lo), (size_t)(hi - own) * sizeof *all);", cur);
   emit(g, "rt_sync();");
-  const char *res = new_vec(g, e->ty, "hi - lo");
+  emit(g, "%s = (%s){hi - lo, rt_array(hi - lo, sizeof *%s.at)};", res, ctype(g, e->ty), res);
   open_block(g, "if (hi > lo)");
-  emit(g, "int64_t base = %s;", inits ? "0" : "n - hi");
-  emit(g, "t_%s *all = rt_array(hi, sizeof *all);", et);
   open_block(g, "for (int q = 0; q < P; q++)");
   emit(g, "int64_t qlo = %s, qhi = %s, from = qlo > base ? qlo : base;", lo_of(g, "q"), hi_of(g, "q"));
   emit(g, "if (qhi > base + hi) qhi = base + hi;");
-  emit(g, "if (from >= qhi) continue;");
-  emit(g, "if (q == pid) memcpy(all + (from - base), %s.at + (from - lo), (size_t)(qhi - from) * sizeof *all);", cur);
-  emit(g, "else ub_%s(rt_find(%d, q), qhi - from, all + (from - base));", vt, field);
+  emit(g, "if (q != pid && from < qhi) ub_%s(rt_find(%d, q), qhi - from, all + (from - base));", vt, field);
   close_block(g);
   emit(g, "for (int64_t j = lo; j < hi; j++) %s.at[j - lo] = (t_%s){j + 1, all + %s};", res, vt,
        inits ? "0" : "(n - 1 - j) - base");
   close_block(g);
+  close_block(g);
   return res;
 }
 
-// The local stages of a region, then the gather; returns the result.
-static const char *region_stages(Cg *g, Region *r) {
-  const char *cur = "b0";
-  for (int s = 0; s < r->nstages; s++) {
-    Ir *e = r->stages[s];
-    emit(g, "/* stage %d: %s at %s */", s, stage_name(e->kind), where(g, e->pos));
-    switch (e->kind) {
-    case IR_MAP: cur = cg_map_loop(g, e, cur); break;
-    case IR_PAIR_MAP: cur = cg_pair_map_loop(g, e, "b0", "b1"); break;
-    case IR_C_PROD: cur = cg_c_prod_loop(g, e, fmt(g, "o%d", s), cur); break;
-    case IR_FOLD: return stage_fold(g, r, e, cur);
-    case IR_PREFIX: cur = stage_prefix(g, r, e, cur); break;
-    default: cur = stage_segments(g, r, e, cur); break;
-    }
-  }
-  const char *vt = mangle(g, r->root->ty);
+// The gather: process 0's block is made in place in the result res
+// (allocated before the stages), the others' blocks are sent to it.
+static const char *stage_gather(Cg *g, Region *r, Gen *cur, const char *res, const char *scratch) {
+  const char *vt = mangle(g, r->root->ty), *blk;
   emit(g, "/* gather */");
-  emit(g, "if (pid != 0 && %s.len > 0) sb_%s(0, rt_head(%d, %d, pid), n, %s);", cur, vt, r->id, FIELD_GATHER, cur);
+  if (cur->kind == GEN_ARRAY) {
+    blk = cur->vec;
+    emit(g, "if (pid == 0 && %s.len > 0) memcpy(%s.at, %s.at, (size_t)%s.len * sizeof *%s.at);", blk, res, blk, blk, res);
+  } else {
+    const char *n = gen_len(g, cur);
+    blk = define_temp(g, r->root->ty, fmt(g, "{%s, pid == 0 ? %s.at : rt_array(%s, sizeof *%s.at)}", n, res, n, res));
+    gen_store(g, cur, fmt(g, "%s.at", blk));
+  }
+  emit(g, "if (pid != 0 && %s.len > 0) sb_%s(0, rt_head(%d, %d, pid), n, %s);", blk, vt, r->id, FIELD_GATHER, blk);
+  if (scratch) emit(g, "rt_release(%s); /* the stages' arrays are dead (sent data is copied) */", scratch);
   emit(g, "rt_sync();");
-  const char *res = define_temp(g, r->root->ty, "{0}");
   open_block(g, "if (pid == 0)");
-  emit(g, "%s = (t_%s){n, rt_array(n, sizeof *%s.at)};", res, vt, res);
-  emit(g, "if (%s.len > 0) memcpy(%s.at, %s.at, (size_t)%s.len * sizeof *%s.at);", cur, res, cur, cur, res);
   open_block(g, "for (int q = 1; q < P; q++)");
   emit(g, "int64_t qlo = %s, qhi = %s;", lo_of(g, "q"), hi_of(g, "q"));
   emit(g, "if (qhi > qlo) ub_%s(rt_find(%d, q), qhi - qlo, %s.at + qlo);", vt, FIELD_GATHER, res);
@@ -800,19 +974,67 @@ static const char *region_stages(Cg *g, Region *r) {
   return res;
 }
 
-static void region_run(Cg *g, Region *r, RegionFields *f) {
-  const char *rt = ctype(g, r->root->ty);
-  buf_printf(g->out, "/* region %d at %s: the local stages, run by every process */\n", r->id, where(g, r->root->pos));
-  buf_printf(g->out, "static %s r%d_run(const r%d_cap *cap", rt, r->id, r->id);
+// Does the region's result hold no vector made by its stages, so that their
+// scratch memory may be released when the result is complete?
+static bool region_releases(Region *r) {
+  return !ir_type_has_vec(r->root->kind == IR_FOLD ? r->root->ty : r->root->ty->a);
+}
+
+// The stages of a region on the local block(s) b0 (and b1); returns the
+// result. Alone (p = 1) the region is one fused pass without a barrier; else
+// a pass ends at each exchange, and the last one feeds the gather (res and
+// scratch: the result on process 0 and the mark of the stages' memory).
+static const char *region_stages(Cg *g, Region *r, bool alone, const char *res, const char *scratch) {
+  Gen *cur = gen_array(g, "b0");
+  for (int s = 0; s < r->nstages; s++) {
+    Ir *e = r->stages[s];
+    emit(g, "/* stage %d: %s at %s */", s, stage_name(e->kind), where(g, e->pos));
+    switch (e->kind) {
+    case IR_MAP: cur = gen_apply(g, e, cur, NULL); break;
+    case IR_PAIR_MAP: cur = gen_apply(g, e, cur, gen_array(g, "b1")); break;
+    case IR_C_PROD: cur = gen_array(g, cg_c_prod_loop(g, e, fmt(g, "o%d", s), gen_vector(g, cur))); break;
+    case IR_PREFIX: cur = alone ? gen_apply(g, e, cur, NULL) : stage_prefix(g, r, e, cur); break;
+    case IR_FOLD: {
+      if (!alone) return stage_fold(g, r, e, cur);
+      const char *acc = define_temp(g, e->ty, "{0}");
+      gen_fold(g, e, cur, acc);
+      return acc;
+    }
+    default: {
+      const char *v = gen_vector(g, cur);
+      cur = gen_array(g, alone ? cg_segments(g, e, v) : stage_segments(g, r, e, v));
+      break;
+    }
+    }
+  }
+  return alone ? gen_vector(g, cur) : stage_gather(g, r, cur, res, scratch);
+}
+
+// rN_run (p > 1, every process) or rN_alone (p = 1): the region's stages.
+static void region_function(Cg *g, Region *r, RegionFields *f, bool alone) {
+  Ir *root = r->root;
+  const char *rt = ctype(g, root->ty);
+  if (alone)
+    buf_printf(g->out, "/* region %d at %s at p = 1: one fused pass, no barrier */\n", r->id, where(g, root->pos));
+  else
+    buf_printf(g->out, "/* region %d at %s: the local stages, run by every process */\n", r->id, where(g, root->pos));
+  buf_printf(g->out, "static %s r%d_%s(const r%d_cap *cap", rt, r->id, alone ? "alone" : "run", r->id);
   for (int i = 0; i < f->nscatter; i++) buf_printf(g->out, ", %s %s", ctype(g, f->scatter[i].ty), f->scatter[i].name);
-  buf_printf(g->out, ", int64_t n) {\n");
+  buf_printf(g->out, alone ? ") {\n" : ", int64_t n) {\n");
   g->indent = 1;
-  emit(g, "int pid = bsp_pid(), P = bsp_nprocs();");
   for (int i = 0; i < f->nfull; i++) define(g, f->full[i].ty, f->full[i].name, fmt(g, "cap->%s", f->full[i].name));
   emit(g, "(void)cap;");
-  const char *res = region_stages(g, r);
+  const char *res = NULL, *scratch = NULL;
+  if (!alone) {
+    emit(g, "int pid = bsp_pid(), P = bsp_nprocs();");
+    if (root->kind != IR_FOLD)
+      res = define_temp(g, root->ty, fmt(g, "{n, pid == 0 ? rt_array(n, sizeof(t_%s)) : NULL}", mangle(g, root->ty->a)));
+    if (region_releases(r)) emit(g, "size_t %s = rt_mark();", scratch = "scratch");
+  }
+  const char *v = region_stages(g, r, alone, res, scratch);
+  if (scratch && root->kind == IR_FOLD) emit(g, "rt_release(%s);", scratch);
   flush_ops(g);
-  emit(g, "return %s;", res);
+  emit(g, "return %s;", v);
   buf_printf(g->out, "}\n\n");
 }
 
@@ -820,15 +1042,19 @@ static void region_master(Cg *g, Region *r, RegionFields *f) {
   const char *rt = ctype(g, r->root->ty);
   buf_printf(g->out, "/* region %d: process 0 checks, scatters and runs its part */\n", r->id);
   buf_printf(g->out, "static %s r%d_master(r%d_cap cap", rt, r->id, r->id);
-  for (int i = 0; i < f->nscatter; i++) buf_printf(g->out, ", %s %s", ctype(g, f->scatter[i].ty), f->scatter[i].name);
+  Buf args = {0};
+  for (int i = 0; i < f->nscatter; i++) {
+    buf_printf(g->out, ", %s %s", ctype(g, f->scatter[i].ty), f->scatter[i].name);
+    buf_printf(&args, ", %s", f->scatter[i].name);
+  }
   buf_printf(g->out, ") {\n");
   g->indent = 1;
   emit(g, "int P = bsp_nprocs();");
   emit(g, "int64_t n = b0.len;");
-  if (r->first->kind == IR_PAIR_MAP)
-    emit(g, "if (b0.len != b1.len) rt_error(%s, \"pair_map on vectors of different lengths (%%\" PRId64 \" and %%\" PRId64 \")\", b0.len, b1.len);",
-         site(g, r->first->pos));
+  if (r->first->kind == IR_PAIR_MAP) check_lengths(g, r->first, "b0.len", "b1.len");
   if (r->root->kind == IR_FOLD) emit(g, "rt_nonempty(n, \"fold\", %s);", site(g, r->root->pos));
+  emit(g, "if (P == 1) return r%d_alone(&cap%s);", r->id, args.text);
+  free(args.text);
   open_block(g, "for (int q = 1; q < P; q++)");
   for (int i = 0; i < f->nfull; i++)
     emit(g, "sf_%s(q, rt_head(%d, %d, 0), cap.%s);", mangle(g, f->full[i].ty), r->id, i, f->full[i].name);
@@ -837,14 +1063,17 @@ static void region_master(Cg *g, Region *r, RegionFields *f) {
          f->nfull + i, ctype(g, f->scatter[i].ty), hi_of(g, "q"), lo_of(g, "q"), f->scatter[i].name, lo_of(g, "q"));
   close_block(g);
   emit(g, "rt_sync();");
-  Buf args = {0};
+  Buf blocks = {0};
   for (int i = 0; i < f->nscatter; i++)
-    buf_printf(&args, ", (%s){rt_lo(n, P, 1), %s.at}", ctype(g, f->scatter[i].ty), f->scatter[i].name);
-  emit(g, "return r%d_run(&cap%s, n);", r->id, args.text);
-  free(args.text);
+    buf_printf(&blocks, ", (%s){rt_lo(n, P, 1), %s.at}", ctype(g, f->scatter[i].ty), f->scatter[i].name);
+  emit(g, "return r%d_run(&cap%s, n);", r->id, blocks.text);
+  free(blocks.text);
   buf_printf(g->out, "}\n\n");
 }
 
+// A worker's blocks are read where the message holds them when their
+// layout allows (vb_*): every stage reads them before the region's first
+// barrier, after which messages are gone.
 static void region_worker(Cg *g, Region *r, RegionFields *f) {
   buf_printf(g->out, "/* region %d: a worker receives its part and runs it */\n", r->id);
   buf_printf(g->out, "static void r%d_worker(void) {\n", r->id);
@@ -857,9 +1086,8 @@ static void region_worker(Cg *g, Region *r, RegionFields *f) {
   Buf args = {0};
   for (int i = 0; i < f->nscatter; i++) {
     Field *s = &f->scatter[i];
-    emit(g, "%s %s = {rt_lo(n, P, pid + 1) - rt_lo(n, P, pid), NULL};", ctype(g, s->ty), s->name);
-    emit(g, "%s.at = rt_array(%s.len, sizeof *%s.at);", s->name, s->name, s->name);
-    emit(g, "ub_%s(rt_find(%d, 0), %s.len, %s.at);", mangle(g, s->ty), f->nfull + i, s->name, s->name);
+    emit(g, "%s %s = vb_%s(rt_find(%d, 0), rt_lo(n, P, pid + 1) - rt_lo(n, P, pid));", ctype(g, s->ty), s->name,
+         mangle(g, s->ty), f->nfull + i);
     buf_printf(&args, ", %s", s->name);
   }
   emit(g, "r%d_run(&cap%s, n);", r->id, args.text);
@@ -879,7 +1107,8 @@ static void gen_region(Cg *g, Region *r) {
   buf_printf(g->out, "/* region %d: the data it captures, sent in full */\ntypedef struct {\n", r->id);
   for (int i = 0; i < f.nfull; i++) buf_printf(g->out, "  %s %s;\n", ctype(g, f.full[i].ty), f.full[i].name);
   buf_printf(g->out, "  char unused; /* (a struct needs a member) */\n} r%d_cap;\n\n", r->id);
-  region_run(g, r, &f);
+  region_function(g, r, &f, true);
+  region_function(g, r, &f, false);
   region_master(g, r, &f);
   region_worker(g, r, &f);
   g->out = saved_out;
@@ -1009,8 +1238,13 @@ static void gen_setup(Cg *g, Buf *o) {
   for (int k = 0; k < prog->ninputs; k++) {
     open_block(g, "/* input %s */", prog->inputs[k]->name);
     emit(g, "int64_t *w = rt_input_words(&d, &a, %d, %s);", k, shape_expr(g, prog->inputs[k]->itype));
-    emit(g, "un_%s(w, &%s);", mangle(g, input_type(g, prog->inputs[k]->itype)), input_name(g, k));
-    emit(g, "free(w);");
+    Type *t = input_type(g, prog->inputs[k]->itype);
+    if (t->kind == T_VEC) {
+      emit(g, "%s = ld_%s(w);", input_name(g, k), mangle(g, t));
+    } else {
+      emit(g, "un_%s(w, &%s);", mangle(g, t), input_name(g, k));
+      emit(g, "free(w);");
+    }
     close_block(g);
   }
   emit(g, "int64_t words[%d] = {a.repeat};", prog->nparams + 1);

@@ -146,6 +146,12 @@ static void barrier(Ex *x, Pos where) {
   ptrvec_push(x->arena, &x->steps, s);
 }
 
+// A region's barrier: at p = 1 nothing is sent, so the region runs as one
+// fused pass without any (docs/compiler.md, "Fusion").
+static void region_barrier(Ex *x, Pos where) {
+  if (x->p > 1) barrier(x, where);
+}
+
 //
 // Sequential evaluation: shapes, and operations into x->now.
 //
@@ -337,7 +343,7 @@ static Sh *stage_fold(Ex *x, Ir *e, Sh **blk) {
     part[k] = fold_shapes(x, e, at(blk[k], 0), blk[k], 1);
     message(x, k, 0, field_words(part[k]));
   }
-  barrier(x, e->pos);
+  region_barrier(x, e->pos);
   x->now = &x->ops[0];
   Sh *acc = NULL;
   for (int k = 0; k < x->p; k++)
@@ -353,7 +359,7 @@ static void stage_prefix(Ex *x, Ir *e, Sh **blk, int64_t n) {
     for (int q = k + 1; q < x->p && blk[k]->len; q++)
       if (!empty_block(x, n, q)) message(x, k, q, field_words(at(blk[k], blk[k]->len - 1)));
   }
-  barrier(x, e->pos);
+  region_barrier(x, e->pos);
   // Downwards, so that the lower blocks still hold their local prefixes.
   for (int k = x->p - 1; k > 0; k--) {
     if (!blk[k]->len) continue;
@@ -382,7 +388,7 @@ static void stage_segments(Ex *x, Ir *e, Sh **blk, int64_t n) {
         message(x, q, k, block_words(slice(x, all, from, hi)));
     }
   }
-  barrier(x, e->pos);
+  region_barrier(x, e->pos);
   for (int k = 0; k < x->p; k++) blk[k] = segments(x, inits, all, lo_of(x, n, k), lo_of(x, n, k + 1));
 }
 
@@ -410,7 +416,7 @@ static Sh *region(Ex *x, Ir *e) {
     message(x, 0, k, block_words(blk[k]));
     if (b) message(x, 0, k, block_words(blk2[k]));
   }
-  barrier(x, r->first->pos);
+  region_barrier(x, r->first->pos);
   for (int s = 0; s < r->nstages; s++) {
     Ir *st = r->stages[s];
     switch (st->kind) {
@@ -431,7 +437,7 @@ static Sh *region(Ex *x, Ir *e) {
     if (k && blk[k]->len) message(x, k, 0, block_words(blk[k]));
     for (int64_t i = 0; i < blk[k]->len; i++) res->elems[lo_of(x, n, k) + i] = at(blk[k], i);
   }
-  barrier(x, r->root->pos);
+  region_barrier(x, r->root->pos);
   x->now = &x->ops[0];
   return res;
 }

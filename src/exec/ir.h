@@ -75,6 +75,8 @@ struct Ir {
   Mode mode;        // skeletons: parallel or sequential
   Region *region;   // MODE_TOP: the region it is a stage of
   int stage;        // MODE_TOP: its position in the region's chain
+  bool fused;       // MODE_LOCAL map, pair_map or prefix whose elements are made
+                    // inside the loop of the skeleton consuming it (no array)
 };
 
 // A region: a chain of parallel applications, each the distributed argument

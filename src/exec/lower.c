@@ -604,7 +604,7 @@ static void print_ir(FILE *out, IrProgram *ir, Ir *e, int indent) {
   if (e->x) fprintf(out, " \\%s%d", e->x->name, e->x->id);
   if (e->y) fprintf(out, " %s%d", e->y->name, e->y->id);
   if (ir_is_skeleton(e->kind) && e->mode == MODE_TOP) fprintf(out, " top r%d.%d", e->region->id, e->stage);
-  if (ir_is_skeleton(e->kind) && e->mode == MODE_LOCAL) fputs(" local", out);
+  if (ir_is_skeleton(e->kind) && e->mode == MODE_LOCAL) fputs(e->fused ? " local fused" : " local", out);
   fputs(" : ", out);
   print_type(out, e->ty);
   Ir *kids[] = {e->a, e->b, e->c, e->body};

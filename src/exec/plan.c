@@ -48,6 +48,27 @@ static void mark(Planner *P, Ir *e, bool top) {
 }
 
 //
+// Fusion: a local map, pair_map or prefix that is the vector argument of a
+// local map, pair_map, prefix or fold is consumed once, in order, so its
+// elements are made inside the consumer's loop (docs/compiler.md, "Fusion").
+// Anything else (a variable, c_prod's operands, inits/tails) is materialised.
+//
+
+static bool generator(Ir *e) {
+  return e && e->mode == MODE_LOCAL && (e->kind == IR_MAP || e->kind == IR_PAIR_MAP || e->kind == IR_PREFIX);
+}
+
+static void fuse(Ir *e) {
+  if (!e) return;
+  bool consumer = e->mode == MODE_LOCAL && (generator(e) || e->kind == IR_FOLD);
+  if (consumer && generator(e->a)) e->a->fused = true;
+  if (consumer && e->kind == IR_PAIR_MAP && generator(e->b)) e->b->fused = true;
+  Ir *kids[] = {e->a, e->b, e->c, e->body};
+  for (int i = 0; i < 4; i++) fuse(kids[i]);
+  for (int i = 0; i < e->nelems; i++) fuse(e->elems[i]);
+}
+
+//
 // Captured data: the free variables and the inputs of the stage functions.
 //
 
@@ -114,6 +135,7 @@ static void chain(Planner *P, Ir *e) {
 void plan_program(IrProgram *ir) {
   Planner P = {.ir = ir};
   mark(&P, ir->main, true);
+  fuse(ir->main);
   chain(&P, ir->main);
   ir->nregions = P.regions.len;
   ir->regions = (Region **)P.regions.data;

@@ -35,8 +35,10 @@ typedef struct rt_chunk {
 } rt_chunk;
 
 typedef struct rt_arena {
-  rt_chunk *top; /* the chunk being filled */
-  size_t used;   /* arena offset of the next free byte */
+  rt_chunk *top;   /* the chunk being filled */
+  size_t used;     /* arena offset of the next free byte */
+  rt_chunk *spare; /* the largest chunk released, kept for reuse: its pages
+                    * are mapped already, so a repetition does not fault them in again */
 } rt_arena;
 
 static _Thread_local rt_arena rt_mem;
@@ -45,31 +47,45 @@ static inline _Noreturn void rt_out_of_memory(void) {
   bsp_abort("vecbsp: error: out of memory\n");
 }
 
+/* A chunk of at least size bytes after c: the spare if it is large enough. */
+static inline rt_chunk *rt_chunk_new(rt_chunk *c, size_t size) {
+  rt_chunk *n = rt_mem.spare;
+  if (n && n->size >= size) {
+    rt_mem.spare = NULL;
+  } else {
+    size_t want = c ? c->size * 2 : (size_t)1 << 20;
+    while (want < size) want *= 2;
+    n = malloc(sizeof *n + want);
+    if (!n) rt_out_of_memory();
+    n->size = want;
+  }
+  n->prev = c;
+  n->base = rt_mem.used;
+  return n;
+}
+
 static inline void *rt_alloc(size_t size) {
   size = (size + 15) & ~(size_t)15;
   rt_chunk *c = rt_mem.top;
-  if (!c || rt_mem.used + size > c->base + c->size) {
-    size_t want = c ? c->size * 2 : (size_t)1 << 20;
-    while (want < size) want *= 2;
-    rt_chunk *n = malloc(sizeof *n + want);
-    if (!n) rt_out_of_memory();
-    n->prev = c;
-    n->size = want;
-    n->base = rt_mem.used;
-    rt_mem.top = c = n;
-  }
+  if (!c || rt_mem.used + size > c->base + c->size) rt_mem.top = c = rt_chunk_new(c, size);
   void *p = c->data + (rt_mem.used - c->base);
   rt_mem.used += size;
   return p;
 }
 
-/* Frees everything allocated since rt_mark() returned mark. */
+/* Frees everything allocated since rt_mark() returned mark (the largest
+ * chunk freed stays as the spare). */
 static inline size_t rt_mark(void) { return rt_mem.used; }
 static inline void rt_release(size_t mark) {
   while (rt_mem.top && rt_mem.top->base >= mark && rt_mem.top->base > 0) {
     rt_chunk *c = rt_mem.top;
     rt_mem.top = c->prev;
-    free(c);
+    if (rt_mem.spare && rt_mem.spare->size >= c->size) {
+      free(c);
+    } else {
+      free(rt_mem.spare);
+      rt_mem.spare = c;
+    }
   }
   rt_mem.used = mark;
 }
