@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= 2
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all deps build check demo asan fuzz bench validate docs clean
+.PHONY: all deps build check demo asan fuzz figures clean
 
 all: build
 
@@ -32,6 +32,10 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@VECBSP_FUZZ=1 scripts/setup-deps.sh
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The papers' predicted figures (docs/figures/), on the paper's machine.
+figures: build
+	@scripts/paper-figures.sh $(BUILD)
 
 demo: build
 	@scripts/demo.sh $(BUILD)

@@ -3,6 +3,7 @@
 #ifndef VECBSP_CLI_H
 #define VECBSP_CLI_H
 
+#include "cost/cost.h"
 #include "lang/lang.h"
 
 #include <stdio.h>
@@ -57,6 +58,13 @@ void cli_write_file(const char *path, const char *text);
 
 // Parses "NAME=VALUE" into its two halves (errors mention flag).
 void cli_split_assignment(const char *text, const char *flag, char **name, const char **value, Arena *a);
+
+// Shared by cost and sweep (cost.c): the model and machine the options ask
+// for, and output helpers.
+CostModel cost_model_from_options(const Options *opt);
+Machine cost_machine_from_options(Arena *a, const Options *opt);
+void cost_print_number(FILE *out, double x);
+void cost_print_json_string(FILE *out, const char *s);
 
 // Subcommands: argv[0] is the subcommand's name. Each returns the exit status.
 int cmd_check(int argc, char **argv);

@@ -11,6 +11,7 @@ int cmd_eval(int argc, char **argv) {
   Arena *a = arena_new();
   Program *prog = cli_load_program(a, opt.files[0], NULL);
   int64_t *params = cli_bind_params(a, prog, &opt);
+  cost_shape_check(prog, params);  // shape errors, such as if branches of different shapes, statically
   InputSpec spec = {opt.inputs, opt.ninputs, opt.has_seed, opt.seed};
   Value *inputs = inputs_bind(a, prog, params, &spec);
   Value result = interp_run(a, prog, params, inputs);

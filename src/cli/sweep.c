@@ -11,10 +11,6 @@
 #include <unistd.h>
 
 // Shared with cost.c, which defines them.
-CostModel cost_model_from_options(const Options *opt);
-Machine cost_machine_from_options(Arena *a, const Options *opt);
-void cost_print_number(FILE *out, double x);
-void cost_print_json_string(FILE *out, const char *s);
 
 enum { MAX_POINTS = 1000000 };
 

@@ -134,12 +134,6 @@ void cost_shape_check(Program *prog, const int64_t *params) {
     arena_free(arena);
     return;
   }
-  // The error is reported: free the analysis, then unwind as error_at does.
-  arena_free(arena);
-  if (diag_trap) {
-    DiagTrap *outer = diag_trap;
-    diag_trap = outer->outer;
-    longjmp(outer->env, 1);
-  }
-  exit(1);
+  arena_free(arena);  // the error is reported; pass it on
+  diag_rethrow();
 }

@@ -343,9 +343,10 @@ static Res eval_app(Analysis *a, Node *n, Env *env, EvalMode m) {
 }
 
 static void check_same_shape(Analysis *a, Node *n, Shape *x, Shape *y) {
-  if (shape_erase(a, x) != shape_erase(a, y))
-    error_at(n->pos, "the branches of 'if' have different shapes: %s and %s", shape_format(a, x),
-             shape_format(a, y));
+  Shape *ex = shape_erase(a, x), *ey = shape_erase(a, y);
+  if (ex != ey)
+    error_at(n->pos, "the branches of 'if' have different shapes: %s and %s", shape_format(a, ex),
+             shape_format(a, ey));
 }
 
 static _Noreturn void no_closed_max(Node *n) {

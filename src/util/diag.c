@@ -45,6 +45,8 @@ static _Noreturn void unwind(void) {
   exit(1);
 }
 
+void diag_rethrow(void) { unwind(); }
+
 void error_at(Pos pos, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -75,6 +75,9 @@ void warn_at(Pos pos, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 // Run code under a trap: if (DIAG_TRY(&t)) { ...; diag_untrap(&t); } else { failed }
 #define DIAG_TRY(t) ((t)->outer = diag_trap, diag_trap = (t), setjmp((t)->env) == 0)
 void diag_untrap(DiagTrap *t);
+// After a trapped error has been handled (say, memory freed), passes it on
+// to the next trap out, as the error itself would have.
+_Noreturn void diag_rethrow(void);
 
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
