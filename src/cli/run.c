@@ -276,7 +276,7 @@ int cmd_run(int argc, char **argv) {
   if (!opt.backend) opt.backend = "threads";
   Arena *a = arena_new();
   Program *prog = cli_load_program(a, opt.files[0], NULL);
-  cli_bind_params(a, prog, &opt);
+  cost_shape_check(prog, cli_bind_params(a, prog, &opt));  // the static shape errors eval reports
   int p = opt.p ? opt.p : (int)sysconf(_SC_NPROCESSORS_ONLN);
   char *text = codegen_program(lower_program(prog));
   char *exe = build(a, text, &opt);
