@@ -6,6 +6,7 @@
 #include "cost/cost.h"
 #include "lang/lang.h"
 
+#include <jansson.h>
 #include <stdio.h>
 
 typedef struct Options {
@@ -58,6 +59,26 @@ void cli_write_file(const char *path, const char *text);
 
 // Parses "NAME=VALUE" into its two halves (errors mention flag).
 void cli_split_assignment(const char *text, const char *flag, char **name, const char **value, Arena *a);
+
+//
+// runner.c: compiled programs, cached, run with bsprun.
+//
+
+typedef struct RunOutcome {
+  char *result;        // the printed result (no newline), malloc'ed
+  double *seconds;     // the time of each repetition, sorted
+  int nseconds;
+  double min, median;  // of seconds
+  json_t *steps;       // with opt->profile: [{w, h, seconds}] of one repetition
+} RunOutcome;
+
+// The executable of prog for opt->backend (and opt->profile): generated,
+// compiled by bspcc -O2 into the cache, or found there.
+char *runner_build(Arena *a, Program *prog, const Options *opt);
+// Runs exe on p processes with opt's -D, --input, --random and --repeat;
+// a failing program's error is reported and ends vecbsp (status 1).
+RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p);
+void runner_free(RunOutcome *o);
 
 // Shared by cost and sweep (cost.c): the model and machine the options ask
 // for, and output helpers.

@@ -4,237 +4,16 @@
 #include "cli/cli.h"
 #include "exec/exec.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <jansson.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-// What a run produced, besides its result.
-typedef struct Outcome {
-  char *result;     // the result line (no newline), malloc'ed
-  double *seconds;  // the time of each repetition
-  int nseconds;
-  json_t *steps;    // with --profile: [{w, h, seconds}] of one repetition
-} Outcome;
-
-//
-// Processes and files.
-//
-
-static char *temp_path(Arena *a, const char *what) {
-  const char *dir = getenv("TMPDIR");
-  char *path = arena_printf(a, "%s/vecbsp-%s.XXXXXX", dir && *dir ? dir : "/tmp", what);
-  int fd = mkstemp(path);
-  if (fd < 0) fatal("cannot create a temporary file in %s: %s", dir && *dir ? dir : "/tmp", strerror(errno));
-  close(fd);
-  return path;
-}
-
-// Runs argv with stdout and stderr into files and extra environment
-// variables (NAME=VALUE, NULL-terminated); returns the exit status.
-static int run_process(char **argv, const char *out, const char *err, const char **env) {
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) fatal("cannot start %s: %s", argv[0], strerror(errno));
-  if (pid == 0) {
-    int o = open(out, O_WRONLY | O_TRUNC), e = open(err, O_WRONLY | O_TRUNC);
-    if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0) _exit(127);
-    for (const char **v = env; v && *v; v++) {
-      char name[64];
-      size_t len = strcspn(*v, "=");
-      snprintf(name, sizeof name, "%.*s", (int)len, *v);
-      setenv(name, *v + len + 1, 1);
-    }
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) fatal("waiting for %s: %s", argv[0], strerror(errno));
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static char *slurp(const char *path) {
-  size_t n;
-  char *text = read_whole_file(path, &n);
-  return text ? text : calloc(1, 1);
-}
-
-// A failed program's stderr: its first error message (with the source line
-// and caret of a located one), without what the MPI launcher adds.
-static void report_failure(const char *err) {
-  const char *line = err;
-  while (*line) {
-    const char *end = strchr(line, '\n');
-    if (!end) end = line + strlen(line);
-    if (strstr(line, ": error: ") && strstr(line, ": error: ") < end) {
-      bool located = strncmp(line, "vecbsp: ", 8) != 0 && strncmp(line, "bsp: ", 5) != 0;
-      const char *stop = end;
-      for (int k = 0; located && k < 2 && *stop; k++) {
-        const char *next = strchr(stop + 1, '\n');
-        stop = next ? next : stop + strlen(stop);
-      }
-      fprintf(stderr, "%.*s\n", (int)(stop - line), line);
-      return;
-    }
-    line = *end ? end + 1 : end;
-  }
-  fputs(err, stderr);
-}
-
-//
-// The cache: one binary per C text, backend and profile flag.
-//
-
-static uint64_t fnv1a(uint64_t h, const char *s) {
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-  return h;
-}
-
-static char *cache_dir(Arena *a) {
-  const char *dir = getenv("VECBSP_CACHE");
-  if (dir && *dir) return arena_printf(a, "%s", dir);
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  if (xdg && *xdg) return arena_printf(a, "%s/vecbsp", xdg);
-  if (home && *home) return arena_printf(a, "%s/.cache/vecbsp", home);
-  fatal("no cache directory: set VECBSP_CACHE, XDG_CACHE_HOME or HOME");
-}
-
-static void make_dirs(char *path) {
-  for (char *p = path + 1;; p++) {
-    if (*p != '/' && *p != '\0') continue;
-    char c = *p;
-    *p = '\0';
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) fatal("cannot create '%s': %s", path, strerror(errno));
-    *p = c;
-    if (!c) break;
-  }
-}
-
-// The executable for the C text, compiled by bspcc -O2 unless cached.
-static char *build(Arena *a, const char *text, const Options *opt) {
-  char *dir = cache_dir(a);
-  make_dirs(dir);
-  uint64_t h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, text), opt->backend), opt->profile ? "profile" : "");
-  char *exe = arena_printf(a, "%s/%016llx-%s%s", dir, (unsigned long long)h, opt->backend,
-                           opt->profile ? "-profile" : "");
-  if (access(exe, X_OK) == 0) return exe;
-  char *src = arena_printf(a, "%s.c", exe), *tmp = arena_printf(a, "%s.tmp.%ld", exe, (long)getpid());
-  cli_write_file(src, text);
-  char *log = temp_path(a, "cc");
-  char *argv[] = {cli_tool_path(a, "bspcc"), arena_printf(a, "--backend=%s", opt->backend), "-O2",
-                  opt->profile ? "-DVECBSP_PROFILE" : "-DVECBSP_NO_PROFILE", "-o", tmp, src, NULL};
-  int status = run_process(argv, log, log, NULL);
-  if (status != 0 || rename(tmp, exe) != 0) {
-    char *msg = slurp(log);
-    unlink(tmp);
-    unlink(log);
-    fprintf(stderr, "%s", msg);
-    free(msg);
-    fatal("compiling the generated program %s failed", src);
-  }
-  unlink(log);
-  return exe;
-}
-
-//
-// Running and reading what the run left.
-//
-
-static void read_times(const char *path, Outcome *o) {
-  FILE *f = fopen(path, "r");
-  double s;
-  while (f && fscanf(f, "%lf", &s) == 1) {
-    o->seconds = xrealloc(o->seconds, (size_t)(o->nseconds + 1) * sizeof *o->seconds);
-    o->seconds[o->nseconds++] = s;
-  }
-  if (f) fclose(f);
-}
-
-static json_int_t max_ops(json_t *procs) {
-  json_int_t w = 0;
-  size_t i;
-  json_t *p;
-  json_array_foreach(procs, i, p) {
-    json_int_t ops = json_integer_value(json_object_get(p, "ops"));
-    if (ops > w) w = ops;
-  }
-  return w;
-}
-
-// The runtime's profile has two setup supersteps first (tag size, inputs),
-// then each repetition's supersteps (the last ending at the sync without a
-// request), then the empty one after it. Keeps the first repetition's.
-enum { SETUP_STEPS = 2 };
-static void read_profile(const char *path, int reps, Outcome *o) {
-  json_error_t err;
-  json_t *root = json_load_file(path, 0, &err);
-  json_t *all = json_object_get(root, "supersteps");
-  size_t n = json_array_size(all), extra = SETUP_STEPS + 1;
-  if (!root || n < extra + (size_t)reps || (n - extra) % (size_t)reps != 0)
-    fatal("the program's profile is unreadable");
-  o->steps = json_array();
-  for (size_t k = SETUP_STEPS; k < SETUP_STEPS + (n - extra) / (size_t)reps; k++) {
-    json_t *s = json_array_get(all, k);
-    json_array_append_new(o->steps, json_pack("{s:I, s:I, s:f}", "w", max_ops(json_object_get(s, "procs")),
-                                              "h", json_integer_value(json_object_get(s, "h_words")),
-                                              "seconds", json_real_value(json_object_get(s, "seconds"))));
-  }
-  json_decref(root);
-}
-
-static Outcome execute(Arena *a, const char *exe, const Options *opt, int p) {
-  int nargs = 0;
-  char **argv = arena_calloc(a, (size_t)(2 * (opt->ndefines + opt->ninputs) + 12), sizeof *argv);
-  argv[nargs++] = cli_tool_path(a, "bsprun");
-  argv[nargs++] = arena_printf(a, "--backend=%s", opt->backend);
-  argv[nargs++] = "-n";
-  argv[nargs++] = arena_printf(a, "%d", p);
-  argv[nargs++] = (char *)exe;
-  for (int i = 0; i < opt->ndefines; i++) argv[nargs++] = "-D", argv[nargs++] = (char *)opt->defines[i];
-  for (int i = 0; i < opt->ninputs; i++) argv[nargs++] = "--input", argv[nargs++] = (char *)opt->inputs[i];
-  if (opt->has_seed) argv[nargs++] = arena_printf(a, "--random=%llu", (unsigned long long)opt->seed);
-  argv[nargs++] = arena_printf(a, "--repeat=%d", opt->repeat ? opt->repeat : 1);
-  char *out = temp_path(a, "out"), *err = temp_path(a, "err"), *times = temp_path(a, "times");
-  char *profile = opt->profile ? temp_path(a, "profile") : NULL;
-  const char *env[] = {arena_printf(a, "VECBSP_TIMES=%s", times),
-                       "BSPRUN_MPI_FLAGS=-x VECBSP_TIMES -x BSP_PROFILE",
-                       profile ? arena_printf(a, "BSP_PROFILE=%s", profile) : NULL, NULL};
-  int status = run_process(argv, out, err, env);
-  Outcome o = {0};
-  if (status != 0) {
-    char *text = slurp(err);
-    report_failure(text);
-    free(text);
-  } else {
-    o.result = slurp(out);
-    o.result[strcspn(o.result, "\n")] = '\0';
-    read_times(times, &o);
-    if (profile) read_profile(profile, opt->repeat ? opt->repeat : 1, &o);
-  }
-  const char *files[] = {out, err, times, profile};
-  for (int i = 0; i < 4; i++)
-    if (files[i]) unlink(files[i]);
-  if (status != 0) exit(1);
-  return o;
-}
 
 //
 // Output.
 //
 
-static int by_value(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return (a > b) - (a < b);
-}
-
-static void print_json(const Outcome *o, const Options *opt, int p, double min, double median) {
+static void print_json(const RunOutcome *o, const Options *opt, int p) {
   json_t *root = json_pack("{s:s, s:i, s:s, s:f, s:f, s:f, s:i}", "result", o->result, "p", p, "backend",
-                           opt->backend, "seconds", median, "seconds_min", min, "seconds_median", median,
+                           opt->backend, "seconds", o->median, "seconds_min", o->min, "seconds_median", o->median,
                            "repeat", o->nseconds);
   if (o->steps) {
     json_int_t W = 0, H = 0;
@@ -256,10 +35,10 @@ static void print_json(const Outcome *o, const Options *opt, int p, double min, 
 }
 
 // Without --json: the result on stdout, times and supersteps on stderr.
-static void print_human(const Outcome *o, const Options *opt, double min, double median) {
+static void print_human(const RunOutcome *o, const Options *opt) {
   puts(o->result);
   if (opt->repeat)
-    fprintf(stderr, "time: min %.6f s, median %.6f s over %d runs\n", min, median, o->nseconds);
+    fprintf(stderr, "time: min %.6f s, median %.6f s over %d runs\n", o->min, o->median, o->nseconds);
   if (!o->steps) return;
   fprintf(stderr, "%9s %14s %12s %12s\n", "superstep", "w", "h", "seconds");
   size_t i;
@@ -278,20 +57,12 @@ int cmd_run(int argc, char **argv) {
   Program *prog = cli_load_program(a, opt.files[0], NULL);
   cost_shape_check(prog, cli_bind_params(a, prog, &opt));  // the static shape errors eval reports
   int p = opt.p ? opt.p : (int)sysconf(_SC_NPROCESSORS_ONLN);
-  char *text = codegen_program(lower_program(prog));
-  char *exe = build(a, text, &opt);
-  free(text);
-  Outcome o = execute(a, exe, &opt, p < 1 ? 1 : p);
-  if (o.nseconds == 0) fatal("the program did not report its time");
-  qsort(o.seconds, (size_t)o.nseconds, sizeof *o.seconds, by_value);
-  double min = o.seconds[0], median = o.seconds[o.nseconds / 2];
+  RunOutcome o = runner_execute(a, runner_build(a, prog, &opt), &opt, p < 1 ? 1 : p);
   if (opt.json)
-    print_json(&o, &opt, p, min, median);
+    print_json(&o, &opt, p);
   else
-    print_human(&o, &opt, min, median);
-  free(o.result);
-  free(o.seconds);
-  json_decref(o.steps);
+    print_human(&o, &opt);
+  runner_free(&o);
   arena_free(a);
   return 0;
 }
