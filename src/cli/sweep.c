@@ -1,6 +1,7 @@
 // sweep.c: `vecbsp sweep A.vec B.vec ... --vary NAME=FROM:TO:STEP`: the
 // predicted cost of each program over a range of sizes, the points where
-// the cheapest program changes, as a table, --csv, --json or --plot.
+// the cheapest program changes, and with --measure the measured times
+// beside them; as a table, --csv, --json or --plot.
 #include "cli/cli.h"
 #include "cost/cost.h"
 
@@ -23,10 +24,12 @@ typedef struct Range {
   int64_t count;     // number of values
 } Range;
 
-// One prediction: a program at a point of the ranges.
+// One program at one point of the ranges: predicted and (--measure) measured.
 typedef struct Sample {
-  double W, H, S, ops;  // as cost reports them
-  double predicted;     // seconds
+  double W, H, S, ops;   // as cost reports them
+  double predicted;      // seconds
+  double measured;       // --measure: median seconds of the runs
+  double measured_min;   // --measure: fastest run
 } Sample;
 
 typedef struct Sweep {
@@ -70,7 +73,8 @@ static int64_t range_value(const Range *r, int64_t i) { return r->from + i * r->
 static void setup(Sweep *sw, int argc, char **argv) {
   Options *opt = &sw->opt;
   cli_parse_options(argc, argv, opt);
-  if (opt->measure) fatal("sweep --measure needs `vecbsp run` (not available yet)");
+  if (opt->measure && !opt->backend) opt->backend = "threads";
+  if (opt->measure && !opt->has_seed) opt->has_seed = true, opt->seed = 1;  // inputs: --random 1
   if (opt->nfiles == 0) fatal("sweep expects program files: vecbsp sweep A.vec B.vec --vary NAME=FROM:TO:STEP");
   if (opt->nvaries == 0) fatal("sweep needs --vary NAME=FROM:TO:STEP");
   if (opt->symbolic) fatal("--symbolic is an option of 'vecbsp cost'");
@@ -123,12 +127,67 @@ static void predict(Sweep *sw) {
       Options o = point_options(sw, a, i);
       req.params = cli_bind_params(a, sw->progs[j], &o);
       CostResult r = cost_analyse(a, &req);
-      sw->samples[i * sw->nprogs + j] = (Sample){r.W, r.H, r.S, r.ops, r.seconds};
+      sw->samples[i * sw->nprogs + j] = (Sample){.W = r.W, .H = r.H, .S = r.S, .ops = r.ops, .predicted = r.seconds};
       arena_free(a);
     }
 }
 
 static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw->nprogs + j]; }
+
+// --measure: every program compiled once, run at every point (--repeat K
+// times, 3 by default) on as many processes as the point predicts for.
+static void measure(Sweep *sw) {
+  Options run = sw->opt;
+  if (!run.repeat) run.repeat = 3;
+  for (int j = 0; j < sw->nprogs; j++) {
+    Arena *a = arena_new();
+    char *exe = runner_build(a, sw->progs[j], &run);
+    for (int64_t i = 0; i < sw->npoints; i++) {
+      Options o = point_options(sw, a, i);
+      o.repeat = run.repeat;
+      RunOutcome r = runner_execute(a, exe, &o, point_p(sw, i));
+      sample(sw, i, j)->measured = r.median;
+      sample(sw, i, j)->measured_min = r.min;
+      runner_free(&r);
+    }
+    arena_free(a);
+  }
+}
+
+static double rel_error(const Sample *s) { return (s->predicted - s->measured) / s->measured; }
+
+static int by_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+// How well the predictions match the measurements.
+typedef struct Accuracy {
+  double median_abs;  // median of |relative error|
+  double max_abs;     // largest |relative error|
+  int pairs;          // pairs of programs at a point whose times differ by > 10%
+  int ranked_right;   // of those, pairs the prediction orders as measured
+} Accuracy;
+
+static Accuracy accuracy(Sweep *sw) {
+  int64_t n = sw->npoints * sw->nprogs;
+  double *errs = arena_calloc(sw->arena, (size_t)n, sizeof *errs);
+  Accuracy acc = {0};
+  for (int64_t k = 0; k < n; k++) errs[k] = fabs(rel_error(&sw->samples[k]));
+  qsort(errs, (size_t)n, sizeof *errs, by_double);
+  acc.median_abs = n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2;
+  acc.max_abs = errs[n - 1];
+  for (int64_t i = 0; i < sw->npoints; i++)
+    for (int j = 0; j < sw->nprogs; j++)
+      for (int k = j + 1; k < sw->nprogs; k++) {
+        Sample *x = sample(sw, i, j), *y = sample(sw, i, k);
+        double lo = fmin(x->measured, y->measured), hi = fmax(x->measured, y->measured);
+        if (hi <= 1.1 * lo) continue;
+        acc.pairs++;
+        acc.ranked_right += (x->measured < y->measured) == (x->predicted < y->predicted);
+      }
+  return acc;
+}
 
 static int cheapest(Sweep *sw, int64_t i) {
   int best = 0;
@@ -161,24 +220,12 @@ static void print_point(Sweep *sw, FILE *out, int64_t i, const char *sep, bool j
             (long long)range_value(&sw->ranges[r], i));
 }
 
-static void print_table(Sweep *sw, FILE *out) {
-  fprintf(out, "%s model, machine %s (p = %d), seconds predicted\n", cost_model_name(sw->model), sw->machine.name,
-          sw->machine.p);
-  for (int r = 0; r < sw->nranges; r++) fprintf(out, "%14s", sw->ranges[r].name);
-  for (int j = 0; j < sw->nprogs; j++) fprintf(out, "%16s", prog_name(sw, j));
-  fprintf(out, "%s\n", sw->nprogs > 1 ? "  cheapest" : "");
-  for (int64_t i = 0; i < sw->npoints; i++) {
-    for (int r = 0; r < sw->nranges; r++) fprintf(out, "%14lld", (long long)range_value(&sw->ranges[r], i));
-    for (int j = 0; j < sw->nprogs; j++) fprintf(out, "%16.6g", sample(sw, i, j)->predicted);
-    if (sw->nprogs > 1) fprintf(out, "  %s", prog_name(sw, cheapest(sw, i)));
-    fputc('\n', out);
-  }
-  if (sw->nprogs < 2) return;
+static void print_crossovers(Sweep *sw, FILE *out) {
   bool any = false;
   for (int64_t i = 0; i + 1 < sw->npoints; i++) {
     int a = cheapest(sw, i), b = cheapest(sw, i + 1);
     if (a == b) continue;
-    if (!any) fputs("\ncrossovers:\n", out);
+    if (!any) fputs("\ncrossovers (predicted):\n", out);
     any = true;
     fprintf(out, "  between ");
     print_point(sw, out, i, ", ", false);
@@ -190,18 +237,58 @@ static void print_table(Sweep *sw, FILE *out) {
   if (!any) fprintf(out, "\nno crossover: %s is the cheapest throughout\n", prog_name(sw, cheapest(sw, 0)));
 }
 
+static int fastest_measured(Sweep *sw, int64_t i) {
+  int best = 0;
+  for (int j = 1; j < sw->nprogs; j++)
+    if (sample(sw, i, j)->measured < sample(sw, i, best)->measured) best = j;
+  return best;
+}
+
+static void print_accuracy(Sweep *sw, FILE *out) {
+  Accuracy acc = accuracy(sw);
+  fprintf(out, "\nerror of the prediction: median |error| %.1f%%, largest %.1f%% (%lld runs, median of %d each)\n",
+          100 * acc.median_abs, 100 * acc.max_abs, (long long)(sw->npoints * sw->nprogs),
+          sw->opt.repeat ? sw->opt.repeat : 3);
+  if (sw->nprogs > 1)
+    fprintf(out, "ranking: right for %d of the %d pairs of programs whose measured times differ by more than 10%%\n",
+            acc.ranked_right, acc.pairs);
+}
+
+static void print_table(Sweep *sw, FILE *out) {
+  bool m = sw->opt.measure;
+  fprintf(out, "%s model, machine %s (p = %d), seconds %s\n", cost_model_name(sw->model), sw->machine.name,
+          sw->machine.p, m ? "predicted / measured (error)" : "predicted");
+  for (int r = 0; r < sw->nranges; r++) fprintf(out, "%14s", sw->ranges[r].name);
+  for (int j = 0; j < sw->nprogs; j++) fprintf(out, m ? "%34s" : "%16s", prog_name(sw, j));
+  fprintf(out, "%s\n", sw->nprogs < 2 ? "" : m ? "  fastest (predicted / measured)" : "  cheapest");
+  for (int64_t i = 0; i < sw->npoints; i++) {
+    for (int r = 0; r < sw->nranges; r++) fprintf(out, "%14lld", (long long)range_value(&sw->ranges[r], i));
+    for (int j = 0; j < sw->nprogs; j++) {
+      Sample *x = sample(sw, i, j);
+      if (m) fprintf(out, "  %10.4g / %10.4g (%+6.1f%%)", x->predicted, x->measured, 100 * rel_error(x));
+      else fprintf(out, "%16.6g", x->predicted);
+    }
+    if (sw->nprogs > 1) fprintf(out, "  %s", prog_name(sw, cheapest(sw, i)));
+    if (sw->nprogs > 1 && m) fprintf(out, " / %s", prog_name(sw, fastest_measured(sw, i)));
+    fputc('\n', out);
+  }
+  if (sw->nprogs > 1) print_crossovers(sw, out);
+  if (m) print_accuracy(sw, out);
+}
+
 static void print_csv(Sweep *sw, FILE *out) {
+  bool m = sw->opt.measure;
   fputs("program", out);
   for (int r = 0; r < sw->nranges; r++) fprintf(out, ",%s", sw->ranges[r].name);
-  fputs(",p,model,W,H,S,ops,predicted\n", out);
+  fprintf(out, ",p,model,W,H,S,ops,predicted%s\n", m ? ",measured,measured_min,error" : "");
   for (int64_t i = 0; i < sw->npoints; i++)
     for (int j = 0; j < sw->nprogs; j++) {
       fprintf(out, "%s", prog_name(sw, j));
       for (int r = 0; r < sw->nranges; r++) fprintf(out, ",%lld", (long long)range_value(&sw->ranges[r], i));
       fprintf(out, ",%d,%s", point_p(sw, i), cost_model_name(sw->model));
-      Sample *s = sample(sw, i, j);
-      double vals[] = {s->W, s->H, s->S, s->ops, s->predicted};
-      for (int k = 0; k < 5; k++) {
+      Sample *x = sample(sw, i, j);
+      double vals[] = {x->W, x->H, x->S, x->ops, x->predicted, x->measured, x->measured_min, m ? rel_error(x) : 0};
+      for (int k = 0; k < (m ? 8 : 5); k++) {
         fputc(',', out);
         cost_print_number(out, vals[k]);
       }
@@ -209,50 +296,56 @@ static void print_csv(Sweep *sw, FILE *out) {
     }
 }
 
+static json_t *point_json(Sweep *sw, int64_t i) {
+  json_t *pt = json_object();
+  for (int r = 0; r < sw->nranges; r++)
+    json_object_set_new(pt, sw->ranges[r].name, json_integer(range_value(&sw->ranges[r], i)));
+  return pt;
+}
+
+static json_t *row_json(Sweep *sw, int64_t i, int j) {
+  Arena *a = arena_new();
+  Options o = point_options(sw, a, i);
+  int64_t *values = cli_bind_params(a, sw->progs[j], &o);
+  json_t *params = json_object();
+  for (int k = 0; k < sw->progs[j]->nparams; k++)
+    json_object_set_new(params, sw->progs[j]->params[k]->name, json_integer(values[k]));
+  arena_free(a);
+  Sample *x = sample(sw, i, j);
+  json_t *row = json_pack("{s:s, s:o, s:i, s:f, s:f, s:f, s:f, s:f}", "program", prog_name(sw, j), "params", params,
+                          "p", point_p(sw, i), "predicted", x->predicted, "W", x->W, "H", x->H, "S", x->S, "ops", x->ops);
+  if (sw->opt.measure) {
+    json_object_set_new(row, "measured", json_real(x->measured));
+    json_object_set_new(row, "measured_min", json_real(x->measured_min));
+    json_object_set_new(row, "error", json_real(rel_error(x)));
+  }
+  return row;
+}
+
 static void print_json(Sweep *sw, FILE *out) {
-  fprintf(out, "{ \"model\": \"%s\", \"machine\": ", cost_model_name(sw->model));
-  cost_print_json_string(out, sw->machine.name);
-  fputs(",\n  \"rows\": [", out);
+  json_t *rows = json_array(), *crossovers = json_array();
   for (int64_t i = 0; i < sw->npoints; i++)
-    for (int j = 0; j < sw->nprogs; j++) {
-      Arena *a = arena_new();
-      Options o = point_options(sw, a, i);
-      int64_t *params = cli_bind_params(a, sw->progs[j], &o);
-      fputs(i || j ? ",\n    { \"program\": " : "\n    { \"program\": ", out);
-      cost_print_json_string(out, prog_name(sw, j));
-      fputs(", \"params\": { ", out);
-      for (int k = 0; k < sw->progs[j]->nparams; k++)
-        fprintf(out, "%s\"%s\": %lld", k ? ", " : "", sw->progs[j]->params[k]->name, (long long)params[k]);
-      fprintf(out, " }, \"p\": %d", point_p(sw, i));
-      Sample *s = sample(sw, i, j);
-      const char *keys[] = {"predicted", "W", "H", "S", "ops"};
-      double vals[] = {s->predicted, s->W, s->H, s->S, s->ops};
-      for (int k = 0; k < 5; k++) {
-        fprintf(out, ", \"%s\": ", keys[k]);
-        cost_print_number(out, vals[k]);
-      }
-      fputs(" }", out);
-      arena_free(a);
-    }
-  fputs("\n  ],\n  \"crossovers\": [", out);
-  bool any = false;
+    for (int j = 0; j < sw->nprogs; j++) json_array_append_new(rows, row_json(sw, i, j));
   for (int64_t i = 0; sw->nprogs > 1 && i + 1 < sw->npoints; i++) {
     int a = cheapest(sw, i), b = cheapest(sw, i + 1);
     if (a == b) continue;
-    fputs(any ? ",\n    { \"from\": { " : "\n    { \"from\": { ", out);
-    any = true;
-    print_point(sw, out, i, ", ", true);
-    fputs(" }, \"to\": { ", out);
-    print_point(sw, out, i + 1, ", ", true);
-    fputs(" }, \"was_cheapest\": ", out);
-    cost_print_json_string(out, prog_name(sw, a));
-    fputs(", \"becomes_cheapest\": ", out);
-    cost_print_json_string(out, prog_name(sw, b));
-    fprintf(out, ", \"equal_at\": { \"%s\": ", sw->ranges[0].name);
-    cost_print_number(out, crossing(sw, i, a, b));
-    fputs(" } }", out);
+    json_t *at = json_object();
+    json_object_set_new(at, sw->ranges[0].name, json_real(crossing(sw, i, a, b)));
+    json_array_append_new(crossovers, json_pack("{s:o, s:o, s:s, s:s, s:o}", "from", point_json(sw, i), "to",
+                                                point_json(sw, i + 1), "was_cheapest", prog_name(sw, a),
+                                                "becomes_cheapest", prog_name(sw, b), "equal_at", at));
   }
-  fputs(any ? "\n  ]\n}\n" : "]\n}\n", out);
+  json_t *root = json_pack("{s:s, s:s, s:o, s:o}", "model", cost_model_name(sw->model), "machine", sw->machine.name,
+                           "rows", rows, "crossovers", crossovers);
+  if (sw->opt.measure) {
+    Accuracy acc = accuracy(sw);
+    json_object_set_new(root, "accuracy",
+                        json_pack("{s:f, s:f, s:i, s:i}", "median_abs_error", acc.median_abs, "max_abs_error",
+                                  acc.max_abs, "pairs_differing", acc.pairs, "pairs_ranked_right", acc.ranked_right));
+  }
+  json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(8));
+  fputc('\n', out);
+  json_decref(root);
 }
 
 //
@@ -280,7 +373,8 @@ static void write_plot_data(Sweep *sw, const char *path) {
   if (!f) fatal("--plot: cannot write '%s': %s", path, strerror(errno));
   for (int64_t i = 0; i < sw->npoints; i++) {
     fprintf(f, "%lld", (long long)range_value(&sw->ranges[0], i));
-    for (int j = 0; j < sw->nprogs; j++) fprintf(f, " %.10g", sample(sw, i, j)->predicted);
+    for (int j = 0; j < sw->nprogs; j++)
+      fprintf(f, " %.10g %.10g", sample(sw, i, j)->predicted, sample(sw, i, j)->measured);
     fputc('\n', f);
   }
   fclose(f);
@@ -291,8 +385,9 @@ static void write_plot_script(Sweep *sw, const char *path, const char *data) {
   if (!f) fatal("--plot: cannot write '%s': %s", path, strerror(errno));
   fputs("set terminal svg size 720,480 dynamic font 'Helvetica,13'\nset output ", f);
   put_quoted(f, sw->opt.plot);
-  char *title = arena_printf(sw->arena, "predicted time, %s model, %s, p = %d", cost_model_name(sw->model),
-                             sw->machine.name, sw->machine.p);
+  char *title = arena_printf(sw->arena, "%s time, %s model, %s, p = %d",
+                             sw->opt.measure ? "predicted (lines) and measured (points)" : "predicted",
+                             cost_model_name(sw->model), sw->machine.name, sw->machine.p);
   for (int i = 0; i < sw->opt.ndefines; i++) title = arena_printf(sw->arena, "%s, %s", title, sw->opt.defines[i]);
   fputs("\nset title ", f);
   put_quoted(f, title);
@@ -302,8 +397,13 @@ static void write_plot_script(Sweep *sw, const char *path, const char *data) {
   for (int j = 0; j < sw->nprogs; j++) {
     fputs(j ? ", " : "", f);
     put_quoted(f, data);
-    fprintf(f, " using 1:%d with linespoints lw 2 title ", j + 2);
+    fprintf(f, " using 1:%d with lines lw 2 lc %d title ", 2 * j + 2, j + 1);
     put_quoted(f, prog_name(sw, j));
+    if (!sw->opt.measure) continue;
+    fputs(", ", f);
+    put_quoted(f, data);
+    fprintf(f, " using 1:%d with points pt 7 lc %d title ", 2 * j + 3, j + 1);
+    put_quoted(f, arena_printf(sw->arena, "%s measured", prog_name(sw, j)));
   }
   fputc('\n', f);
   fclose(f);
@@ -323,6 +423,7 @@ int cmd_sweep(int argc, char **argv) {
   Sweep sw = {0};
   setup(&sw, argc, argv);
   predict(&sw);
+  if (sw.opt.measure) measure(&sw);
   if (sw.opt.json) print_json(&sw, stdout);
   else if (sw.opt.csv) print_csv(&sw, stdout);
   else print_table(&sw, stdout);
