@@ -85,7 +85,7 @@ grep -qx 'S = 2' "$tmp/sym.txt" || fail "S of (1)"
 json cost $mv2 --symbolic --json -- symbolic=true "H_form=(m*n + m*p + n)*(p - 1)/p" S_form=2
 json cost $mv1 --symbolic -D n=8 --json -- "W_form=15*m/p" params.n=8
 
-# sweep: every point of every program, CSV, JSON, no --measure yet.
+# sweep: every point of every program, CSV, JSON; --measure runs them.
 "$vecbsp" sweep $mv1 $mv2 --model paper -D n=8 --vary m=20000:120000:20000 --csv >"$tmp/sweep.csv" || fail "sweep --csv"
 [ "$(wc -l <"$tmp/sweep.csv")" -eq 13 ] || fail "sweep --csv: $(wc -l <"$tmp/sweep.csv") lines"
 head -n 1 "$tmp/sweep.csv" | grep -qx 'program,m,p,model,W,H,S,ops,predicted' || fail "sweep --csv header"
@@ -93,8 +93,9 @@ json sweep $mv1 $mv2 --vary m=10:30:10 --vary n=10:30:10 --json -- "rows[0].prog
   "rows[0].params.m=10" "rows[0].params.n=10" "rows[5].params.m=30" "rows[0].p=8" "rows[0].predicted=number" \
   crossovers=array
 json sweep $mv1 --vary p=1:4:1 -D m=5 -D n=5 --json -- "rows[3].p=4" "rows[3].predicted=number"
-expect_error "vecbsp: error: sweep --measure needs \`vecbsp run\` (not available yet)" \
-  "$vecbsp" sweep $mv1 --vary m=1:2:1 -D n=1 --measure
+json sweep $mv1 $mv2 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 1 --json -- "rows[3].measured=number" \
+  "rows[3].measured_min=number" "rows[3].error=number" "accuracy.median_abs_error=number" \
+  "accuracy.pairs_ranked_right=number"
 expect_error "vecbsp: error: --vary m=5:1:1: STEP must be positive and TO at least FROM" \
   "$vecbsp" sweep $mv1 --vary m=5:1:1 -D n=1
 
