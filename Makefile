@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= 2
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all deps build check demo asan fuzz figures clean
+.PHONY: all deps build check demo asan fuzz figures validate clean
 
 all: build
 
@@ -36,6 +36,10 @@ fuzz:
 # The papers' predicted figures (docs/figures/), on the paper's machine.
 figures: build
 	@scripts/paper-figures.sh $(BUILD)
+
+# Predicted against measured on this machine (docs/validation.md).
+validate: build
+	@scripts/validate.sh $(BUILD)
 
 demo: build
 	@scripts/demo.sh $(BUILD)
