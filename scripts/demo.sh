@@ -1,30 +1,46 @@
 #!/usr/bin/env bash
-# demo.sh BUILD: the main job on the embedded default (threads): checks and
-# evaluates the papers' programs, then predicts their BSP cost.
+# demo.sh BUILD: the main job on the embedded default (threads): measures
+# this machine, then predicts and runs the mss derivation and the two
+# matrix-vector algorithms at a few sizes, and prints one table: program,
+# size, predicted, measured, error, and which formulation is fastest.
 set -euo pipefail
-build=${1:-build}
-v="$build/vecbsp"
-cd "$(dirname "$0")/.."
-echo "== The papers' programs (vecbsp check)"
-for f in examples/matvec1.vec examples/matvec2.vec examples/mss[1-5].vec; do
-  printf '  %-22s %s\n' "$f" "$("$v" check "$f")"
-done
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+v=$build/vecbsp
+cd "$root"
+p=$(nproc)
+[ "$p" -gt 2 ] && p=2
+machine=$build/demo-machine.json
+echo "== Measuring this machine (vecbsp probe -p $p, threads)"
+"$v" probe -p "$p" -o "$machine"
+awk -F'[:,]' '/"s":/ { s = $2 } /"g_seconds":/ { g = $2 } /"l_seconds":/ { l = $2 }
+  END { printf "   s = %.3g ops/s, g = %.3g s/word, l = %.3g s\n", s, g, l }' "$machine"
 echo
-echo "== Reference interpreter (vecbsp eval, --random 1)"
-printf '  %-22s %s\n' "matvec1 m=3 n=4" "$("$v" eval examples/matvec1.vec -D m=3 -D n=4 --random 1)"
-printf '  %-22s %s\n' "matvec2 m=3 n=4" "$("$v" eval examples/matvec2.vec -D m=3 -D n=4 --input L=[[-69,26,-10],[34,-18,-13],[96,-34,-68],[-53,94,-24]] --input v=[47,-71,-65,45])"
-for k in 1 2 3 4 5; do
-  printf '  %-22s %s\n' "mss$k n=30" "$("$v" eval examples/mss$k.vec -D n=30 --random 3)"
-done
-start=$(date +%s%N)
-r=$("$v" eval examples/mss5.vec -D n=1000000 --random 3)
-end=$(date +%s%N)
-printf '  %-22s %s  (%s s)\n' "mss5 n=10^6" "$r" "$(awk "BEGIN { printf \"%.2f\", ($end - $start) / 1e9 }")"
-if "$v" cost examples/mss5.vec -D n=1000 >/dev/null 2>&1; then
-  echo
-  echo "== Predicted cost on the paper's machine (vecbsp cost --model paper)"
-  for f in examples/matvec1.vec examples/matvec2.vec; do
-    echo "  $f, m = n = 1000:"
-    "$v" cost "$f" -D m=1000 -D n=1000 --model paper | sed 's/^/    /'
-  done
-fi
+echo "== Predicted (exact model) and measured (vecbsp run, median of 5), p = $p"
+printf '%-24s %-14s %12s %12s %8s  %s\n' "problem" "program" "predicted s" "measured s" "error" "fastest"
+# group TITLE SIZE PROGRAMS -- SWEEP_OPTIONS: one block of the table.
+group() {
+  local title=$1 size=$2 files=()
+  shift 2
+  while [ "$1" != -- ]; do files+=("examples/$1.vec"); shift; done
+  shift
+  "$v" sweep "${files[@]}" "$@" -p "$p" --machine "$machine" --measure --repeat 5 --csv |
+    awk -F, -v title="$title" -v size="$size" '
+      $1 == "program" { for (i = 1; i <= NF; i++) col[$i] = i; next }
+      { n++; prog[n] = $1; pred[n] = $col["predicted"]; meas[n] = $col["measured"]
+        if (!bp || pred[n] < pred[bp]) bp = n
+        if (!bm || meas[n] < meas[bm]) bm = n }
+      END { for (i = 1; i <= n; i++) {
+              mark = (i == bm ? "measured" : "") (i == bp ? (i == bm ? " and predicted" : "predicted") : "")
+              sub(/\.vec$/, "", prog[i])
+              printf "%-24s %-14s %12.4g %12.4g %+7.1f%%  %s\n", (i == 1 ? title " " size : ""), prog[i],
+                     pred[i], meas[i], 100 * (pred[i] - meas[i]) / meas[i], mark } }'
+}
+group "mss derivation" "n=80" mss1 mss2 mss3 mss4 mss5 -- --vary n=80:80:1
+group "mss derivation" "n=200" mss1 mss2 mss3 mss4 mss5 -- --vary n=200:200:1
+group "mss (4) vs (5)" "n=2400" mss4 mss5 -- --vary n=2400:2400:1
+group "matvec m=n" "1000" matvec1 matvec2 -- --vary m=1000:1000:1 -D n=1000
+group "matvec n=8" "m=400000" matvec1 matvec2 -- -D n=8 --vary m=400000:400000:1
+group "matvec m=8" "n=400000" matvec1 matvec2 -- -D m=8 --vary n=400000:400000:1
+echo
+echo "More: make validate (docs/validation.md), make figures (the papers' predicted figures)."
