@@ -4,6 +4,7 @@
 // skeleton at top level hands its per-element costs to the model, which
 // turns them into supersteps.
 #include "cost/costint.h"
+#include "exec/exec.h"
 
 // Longest run of size values followed exactly (a fold over sizes), and of
 // shape-changing iter steps.
@@ -48,31 +49,8 @@ static bool size_op(Analysis *a, Op op, Sz x, Sz y, Sz *r) {
     default: return false;
     }
   }
-  uint64_t p = (uint64_t)x.k, q = (uint64_t)y.k;
   int64_t v;
-  switch (op) {
-  case OP_ADD: v = (int64_t)(p + q); break;
-  case OP_SUB: v = (int64_t)(p - q); break;
-  case OP_MUL: v = (int64_t)(p * q); break;
-  case OP_NEG: v = (int64_t)(0 - p); break;
-  case OP_DIV: case OP_MOD:
-    if (y.k == 0) return false;
-    if (y.k == -1) v = op == OP_DIV ? (int64_t)(0 - p) : 0;
-    else v = op == OP_DIV ? x.k / y.k : x.k % y.k;
-    break;
-  case OP_MAX: v = x.k > y.k ? x.k : y.k; break;
-  case OP_MIN: v = x.k < y.k ? x.k : y.k; break;
-  case OP_EQ: v = x.k == y.k; break;
-  case OP_NE: v = x.k != y.k; break;
-  case OP_LT: v = x.k < y.k; break;
-  case OP_LE: v = x.k <= y.k; break;
-  case OP_GT: v = x.k > y.k; break;
-  case OP_GE: v = x.k >= y.k; break;
-  case OP_AND: v = x.k && y.k; break;
-  case OP_OR: v = x.k || y.k; break;
-  case OP_NOT: v = !x.k; break;
-  default: return false;
-  }
+  if (!size_arith(op, x.k, y.k, &v)) return false;
   *r = sz_of(v);
   return true;
 }
@@ -80,8 +58,8 @@ static bool size_op(Analysis *a, Op op, Sz x, Sz y, Sz *r) {
 Shape *builtin_scalar_op(Analysis *a, Op op, Shape *x, Shape *y) {
   Sz r;
   if (x->kind == SH_SIZE && (!y || y->kind == SH_SIZE) && size_op(a, op, x->n, y ? y->n : sz_of(0), &r))
-    return shape_size(a, r);
-  return shape_unit(a);
+    return shape_size(&a->sh, r);
+  return shape_unit(&a->sh);
 }
 
 // The length of a vector built from others.
@@ -109,7 +87,7 @@ static Shape *map_elems(Analysis *a, Shape *f, Shape *x, ElemCosts *ec) {
     if (sz_is(x->n, 0)) return x;
     Res r = eval_apply_local(a, f, x->a);
     ec->each1 = r.cost;
-    return shape_vec(a, x->n, r.s);
+    return shape_vec(&a->sh, x->n, r.s);
   }
   int64_t n = x->n.k;
   Shape **out = arena_calloc(a->arena, (size_t)n, sizeof *out);
@@ -119,7 +97,7 @@ static Shape *map_elems(Analysis *a, Shape *f, Shape *x, ElemCosts *ec) {
     out[i] = r.s;
     ec->each[i] = r.cost;
   }
-  return shape_vector(a, out, n);
+  return shape_vector(&a->sh, out, n);
 }
 
 static Shape *pair_map_elems(Analysis *a, Shape *f, Shape *ab, ElemCosts *ec, Site *site) {
@@ -132,7 +110,7 @@ static Shape *pair_map_elems(Analysis *a, Shape *f, Shape *ab, ElemCosts *ec, Si
     if (sz_is(x->n, 0)) return x;
     Res r = eval_apply2_local(a, f, x->a, y->a);
     ec->each1 = r.cost;
-    return shape_vec(a, x->n, r.s);
+    return shape_vec(&a->sh, x->n, r.s);
   }
   int64_t n = x->n.k;
   Shape **out = arena_calloc(a->arena, (size_t)n, sizeof *out);
@@ -142,7 +120,7 @@ static Shape *pair_map_elems(Analysis *a, Shape *f, Shape *ab, ElemCosts *ec, Si
     out[i] = r.s;
     ec->each[i] = r.cost;
   }
-  return shape_vector(a, out, n);
+  return shape_vector(&a->sh, out, n);
 }
 
 // Row j of c_prod f x y: f applied to every element of x and y_j.
@@ -150,7 +128,7 @@ static Res c_prod_row(Analysis *a, Shape *f, Shape *x, Shape *yj) {
   if (x->kind == SH_VEC) {
     if (sz_is(x->n, 0)) return value(x);
     Res r = eval_apply2_local(a, f, x->a, yj);
-    return result(shape_vec(a, x->n, r.s), num_mul(a->pc, r.cost, num_sz(x->n)), NULL);
+    return result(shape_vec(&a->sh, x->n, r.s), num_mul(a->pc, r.cost, num_sz(x->n)), NULL);
   }
   int64_t n = x->n.k;
   Shape **out = arena_calloc(a->arena, (size_t)n, sizeof *out);
@@ -160,7 +138,7 @@ static Res c_prod_row(Analysis *a, Shape *f, Shape *x, Shape *yj) {
     out[i] = r.s;
     cost += r.cost.v;
   }
-  return result(shape_vector(a, out, n), num_of(cost), NULL);
+  return result(shape_vector(&a->sh, out, n), num_of(cost), NULL);
 }
 
 // The rows (one per element of y) are the elements a process computes.
@@ -170,7 +148,7 @@ static Shape *c_prod_elems(Analysis *a, Shape *f, Shape *x, Shape *y, ElemCosts 
     if (sz_is(y->n, 0)) return y;
     Res row = c_prod_row(a, f, x, y->a);
     ec->each1 = row.cost;
-    return shape_vec(a, y->n, row.s);
+    return shape_vec(&a->sh, y->n, row.s);
   }
   int64_t n = y->n.k;
   Shape **out = arena_calloc(a->arena, (size_t)n, sizeof *out);
@@ -180,7 +158,7 @@ static Shape *c_prod_elems(Analysis *a, Shape *f, Shape *x, Shape *y, ElemCosts 
     out[j] = row.s;
     ec->each[j] = row.cost;
   }
-  return shape_vector(a, out, n);
+  return shape_vector(&a->sh, out, n);
 }
 
 static Num elem_total(Analysis *a, const ElemCosts *ec) {
@@ -197,16 +175,16 @@ static Num elem_total(Analysis *a, const ElemCosts *ec) {
 // The shape of the elements op combines, and the cost of one application.
 static Shape *combined_elem(Analysis *a, Shape *op, Shape *x, Site *site, Num *c) {
   const char *name = builtin_name(site->b);
-  Shape *ex = shape_erase(a, x);
+  Shape *ex = shape_erase(&a->sh, x);
   if (ex->kind == SH_IRR)
     error_at(site->pos, "'%s' combines elements of one shape (the papers' constant-space restriction), "
-                        "but these have different shapes: %s", name, shape_format(a, ex));
+                        "but these have different shapes: %s", name, shape_format(&a->sh, ex));
   Shape *e = ex->a;
   Res r = eval_apply2_local(a, op, e, e);
-  if (shape_erase(a, r.s) != e)
+  if (shape_erase(&a->sh, r.s) != e)
     error_at(site->pos, "the operator of '%s' must give the shape of its arguments (the papers' "
                         "constant-space restriction): from two %s it gives %s",
-             name, shape_format(a, e), shape_format(a, r.s));
+             name, shape_format(&a->sh, e), shape_format(&a->sh, r.s));
   *c = r.cost;
   return e;
 }
@@ -222,24 +200,20 @@ static Shape *fold_value(Analysis *a, Shape *op, Shape *x, Shape *e) {
 }
 
 static Shape *prefix_value(Analysis *a, Shape *op, Shape *x) {
-  if (!follows_values(x)) return shape_erase(a, x);
+  if (!follows_values(x)) return shape_erase(&a->sh, x);
   int64_t n = x->n.k;
   Shape **out = arena_calloc(a->arena, (size_t)n, sizeof *out);
   for (int64_t i = 0; i < n; i++)
     out[i] = i ? eval_apply2_local(a, op, out[i - 1], shape_elem(x, i)).s : shape_elem(x, 0);
-  return shape_vector(a, out, n);
+  return shape_vector(&a->sh, out, n);
 }
 
 // A top-level skeleton starts, taking x as it is when dist left it distributed.
-static void start(Analysis *a, Shape *f, Shape *x, Site *dist, Site *site) {
-  if (dist) eval_plan(a, PLAN_KEEP, dist, site);
-  eval_plan(a, PLAN_SKELETON, site, dist);
-  a->ops->start(a, f, dist ? NULL : x, site);
-}
+static void start(Analysis *a, Shape *f, Shape *x, Site *dist, Site *site) { a->ops->start(a, f, dist ? NULL : x, site); }
 
 static Res reduce(Analysis *a, Shape *f, Shape *x, Site *dist, EvalMode m, Site *site) {
   Builtin b = site->b;
-  Shape *op = f->elems[0], *e = shape_unit(a), *s = x;
+  Shape *op = f->elems[0], *e = shape_unit(&a->sh), *s = x;
   Num c = num_of(0);
   if (sz_is(x->n, 0) && b == B_FOLD) error_at(site->pos, "fold of an empty vector");
   if (!sz_is(x->n, 0)) {
@@ -268,12 +242,12 @@ static Shape *segments_shape(Analysis *a, Builtin b, Shape *x, Site *site) {
   int64_t n = x->n.k;
   if (n == 0) return x;
   // n segments, of 1..n elements when those differ: reserved before building.
-  shape_reserve(a, x->kind == SH_VEC ? n : n > (1 << 30) ? INT64_MAX : n * (n + 1) / 2);
+  shape_reserve(&a->sh, x->kind == SH_VEC ? n : n > (1 << 30) ? INT64_MAX : n * (n + 1) / 2);
   Shape **segs = arena_calloc(a->arena, (size_t)n, sizeof *segs);
   for (int64_t k = 0; k < n; k++)
-    segs[k] = x->kind == SH_VEC ? shape_vec(a, sz_of(k + 1), x->a)
-                                : shape_vector(a, x->elems + (b == B_TAILS ? n - 1 - k : 0), k + 1);
-  return shape_vector(a, segs, n);
+    segs[k] = x->kind == SH_VEC ? shape_vec(&a->sh, sz_of(k + 1), x->a)
+                                : shape_vector(&a->sh, x->elems + (b == B_TAILS ? n - 1 - k : 0), k + 1);
+  return shape_vector(&a->sh, segs, n);
 }
 
 // concat * (n - 1): joining n pieces.
@@ -359,7 +333,7 @@ static Res iter_symbolic(Analysis *a, Shape *f, Shape *x, Sz k, EvalMode m, Site
   if (s != x)
     error_at(site->pos, "--symbolic: iter with a count that depends on the parameters needs a function "
                         "that keeps the shape of its value, but this one turns %s into %s "
-                        "(give the parameters with -D)", shape_format(a, x), shape_format(a, s));
+                        "(give the parameters with -D)", shape_format(&a->sh, x), shape_format(&a->sh, s));
   Num times = num_sz(k);
   if (m == EVAL_LOCAL) return result(s, num_mul(a->pc, r.cost, times), NULL);
   Num dW, dH, dS, more = num_sub(a->pc, times, num_of(1));
@@ -390,7 +364,7 @@ static Res iter_run(Analysis *a, Shape *f, Shape *x, Shape *count, EvalMode m, S
 static Shape *redconcat_shape(Analysis *a, Shape *x, Site *site) {
   if (sz_is(x->n, 0)) return x;
   if (x->kind == SH_VEC && x->a->kind == SH_VEC)
-    return shape_vec(a, length_op(a, OP_MUL, x->n, x->a->n, site), x->a->a);
+    return shape_vec(&a->sh, length_op(a, OP_MUL, x->n, x->a->n, site), x->a->a);
   if (x->kind == SH_VEC && x->n.sym)
     error_at(site->pos, "--symbolic: 'redconcat' of a vector whose length depends on the parameters "
                         "builds a vector of different shapes, which has no closed form");
@@ -402,15 +376,15 @@ static Shape *redconcat_shape(Analysis *a, Shape *x, Site *site) {
     total = length_op(a, OP_ADD, sz_of(total), v->n, site).k;
     if (v->kind != SH_VEC || (v->a != common && !sz_is(v->n, 0))) common = NULL;
   }
-  if (common) return shape_vec(a, sz_of(total), common);
-  shape_reserve(a, total);
+  if (common) return shape_vec(&a->sh, sz_of(total), common);
+  shape_reserve(&a->sh, total);
   Shape **out = arena_calloc(a->arena, (size_t)total, sizeof *out);
   int64_t k = 0;
   for (int64_t i = 0; i < n; i++) {
     Shape *v = shape_elem(x, i);
     for (int64_t j = 0; j < v->n.k; j++) out[k++] = shape_elem(v, j);
   }
-  return shape_vector(a, out, total);
+  return shape_vector(&a->sh, out, total);
 }
 
 static Shape *entry_shape(Analysis *a, Shape *v, Shape *index, Site *site) {
@@ -423,10 +397,10 @@ static Shape *entry_shape(Analysis *a, Shape *v, Shape *index, Site *site) {
   }
   if (sz_is(v->n, 0)) error_at(site->pos, "entry of an empty vector");
   if (v->kind == SH_VEC) return v->a;
-  Shape *ev = shape_erase(a, v);
+  Shape *ev = shape_erase(&a->sh, v);
   if (ev->kind == SH_IRR)
     error_at(site->pos, "entry with an index that depends on data, in a vector whose elements have "
-                        "different shapes: %s", shape_format(a, ev));
+                        "different shapes: %s", shape_format(&a->sh, ev));
   return ev->a;
 }
 
@@ -438,22 +412,22 @@ static Shape *nonempty(Shape *v, Site *site) {
 static Shape *dummyvec_shape(Analysis *a, Shape *spec, Site *site) {
   Sz n = require_size(a, spec->a, site->pos, "the length given to 'dummyvec'");
   if (!n.sym && n.k < 0) error_at(site->pos, "dummyvec of negative length %lld", (long long)n.k);
-  return shape_vec(a, n, shape_erase(a, spec->b));
+  return shape_vec(&a->sh, n, shape_erase(&a->sh, spec->b));
 }
 
 static Shape *sequential(Analysis *a, Shape *f, Shape *x, Num *c, Site *site) {
   const CostConstants *k = &a->k;
   switch (site->b) {
   case B_REDCONCAT: *c = concat_cost(a, x->n); return redconcat_shape(a, x, site);
-  case B_LENGTH: *c = num_of(k->length); return shape_size(a, x->n);
+  case B_LENGTH: *c = num_of(k->length); return shape_size(&a->sh, x->n);
   case B_ENTRY: *c = num_of(k->entry); return entry_shape(a, f->elems[0], x, site);
   case B_HD: *c = num_of(k->hd); return shape_elem(nonempty(x, site), 0);
   case B_TL:
     *c = num_of(k->tl);
     nonempty(x, site);
-    if (x->kind == SH_VEC) return shape_vec(a, length_op(a, OP_SUB, x->n, sz_of(1), site), x->a);
-    return shape_vector(a, x->elems + 1, x->n.k - 1);
-  case B_PAIR: *c = num_of(k->pair); return shape_pair(a, f->elems[0], x);
+    if (x->kind == SH_VEC) return shape_vec(&a->sh, length_op(a, OP_SUB, x->n, sz_of(1), site), x->a);
+    return shape_vector(&a->sh, x->elems + 1, x->n.k - 1);
+  case B_PAIR: *c = num_of(k->pair); return shape_pair(&a->sh, f->elems[0], x);
   case B_FST: *c = num_of(k->fst); return x->a;
   case B_SND: *c = num_of(k->snd); return x->b;
   case B_DUMMYVEC: *c = num_of(0); return dummyvec_shape(a, x, site);
@@ -463,7 +437,7 @@ static Shape *sequential(Analysis *a, Shape *f, Shape *x, Num *c, Site *site) {
 
 Res builtin_run(Analysis *a, Shape *f, Res last, EvalMode m, Node *app) {
   Node *fn = f->node;
-  a->site = fn;
+  a->sh.site = fn->pos;
   if (fn->kind == N_OPFN) {
     Res r = value(builtin_scalar_op(a, fn->op, f->elems[0], eval_force(a, last)));
     eval_spend(a, m, &r, num_of(a->k.binop));

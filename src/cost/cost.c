@@ -1,6 +1,8 @@
-// cost.c: the analysis driver: sets up an Analysis for a program, its
-// params and a machine, runs main at top level and collects the result.
+// cost.c: the analysis driver: the paper model (an Analysis of the
+// program, its params and a machine, running main at top level), the exact
+// model (src/exec/exact.c, after the shape check) and their results.
 #include "cost/costint.h"
+#include "exec/exec.h"
 
 #include <math.h>
 #include <setjmp.h>
@@ -24,14 +26,14 @@ static int ceil_log2(int p) {
 
 static Shape *input_shape(Analysis *a, InputType *t) {
   switch (t->kind) {
-  case IT_PAIR: return shape_pair(a, input_shape(a, t->a), input_shape(a, t->b));
+  case IT_PAIR: return shape_pair(&a->sh, input_shape(a, t->a), input_shape(a, t->b));
   case IT_VEC: {
     Shape *len = eval_expr(a, t->len, NULL, EVAL_LOCAL).s;
     Sz n = require_size(a, len, t->len->pos, "this vector length");
     if (!n.sym && n.k < 0) error_at(t->len->pos, "this vector length is negative (%lld)", (long long)n.k);
-    return shape_vec(a, n, input_shape(a, t->a));
+    return shape_vec(&a->sh, n, input_shape(a, t->a));
   }
-  default: return shape_unit(a);
+  default: return shape_unit(&a->sh);
   }
 }
 
@@ -42,7 +44,7 @@ static void setup_symbols(Analysis *a) {
   for (int i = 0; i < np; i++) names[i] = a->prog->params[i]->name;
   names[np] = "p";
   names[np + 1] = "log2(p)";
-  a->pc = poly_ctx_new(a->arena, names, np + 2);
+  a->pc = a->sh.pc = poly_ctx_new(a->arena, names, np + 2);
   a->P = (Num){.sym = poly_var(a->pc, np)};
   a->LOG2P = (Num){.sym = poly_var(a->pc, np + 1)};
   a->p = 0;
@@ -53,23 +55,19 @@ static Analysis *analysis_new(Arena *arena, const CostRequest *req) {
   Program *prog = req->prog;
   a->arena = arena;
   a->prog = prog;
-  a->model = req->model;
-  a->ops = req->model == MODEL_PAPER ? &cost_paper_model : &cost_exact_model;
+  a->ops = &cost_paper_model;
   a->machine = req->machine;
-  a->k = req->model == MODEL_PAPER ? req->machine.k : cost_default_constants;
+  a->k = req->machine.k;
   a->p = req->machine.p;
   a->P = num_of(a->p);
   a->LOG2P = num_of(ceil_log2(a->p));
+  a->sh = (Shapes){.arena = arena, .budget = IRREGULAR_MAX, .site = prog->main->body->pos};
   if (req->closed_form) setup_symbols(a);
-  a->budget = IRREGULAR_MAX;
-  a->site = prog->main->body;
-  a->hook = req->hook;
-  a->hook_ctx = req->hook_ctx;
   steps_init(a);
   a->params = arena_calloc(arena, (size_t)prog->nparams + 1, sizeof *a->params);
   for (int i = 0; i < prog->nparams; i++) {
     bool sym = req->closed_form && (!req->symbolic || req->symbolic[i]);
-    a->params[i] = shape_size(a, sym ? (Sz){.sym = poly_var(a->pc, i)} : sz_of(req->params[i]));
+    a->params[i] = shape_size(&a->sh, sym ? (Sz){.sym = poly_var(a->pc, i)} : sz_of(req->params[i]));
   }
   a->inputs = arena_calloc(arena, (size_t)prog->ninputs + 1, sizeof *a->inputs);
   for (int i = 0; i < prog->ninputs; i++) a->inputs[i] = input_shape(a, prog->inputs[i]->itype);
@@ -89,14 +87,26 @@ static void check_exact(double x) {
     fatal("the predicted work or communication exceeds 2^53, beyond what the exact model counts exactly");
 }
 
-CostResult cost_analyse(Arena *arena, const CostRequest *req) {
-  double t0 = now();
-  if (req->closed_form && req->model != MODEL_PAPER) fatal("--symbolic works with the paper model only");
+// The exact model's supersteps as the analysis reports them.
+static CostResult exact_result(Arena *arena, const CostRequest *req) {
+  cost_shape_check(req->prog, req->params);
+  ExactResult x;
+  exact_cost(req->prog, req->params, req->machine.p, &x);
+  CostResult r = {.model = MODEL_EXACT, .machine = req->machine, .nsteps = x.nsteps, .steps_truncated = x.truncated,
+                  .W = (double)x.W, .H = (double)x.H, .S = (double)x.S, .shapes = x.shapes};
+  r.steps = arena_calloc(arena, (size_t)x.nsteps + 1, sizeof *r.steps);
+  for (int i = 0; i < x.nsteps; i++)
+    r.steps[i] = (CostStep){(double)x.steps[i].w, (double)x.steps[i].h, x.steps[i].where, x.steps[i].what};
+  check_exact(fmax(r.W, r.H));
+  return r;
+}
+
+static CostResult paper_result(Arena *arena, const CostRequest *req) {
   Analysis *a = analysis_new(arena, req);
   run_main(a);
   Steps *st = &a->st;
-  CostResult r = {.model = req->model, .machine = req->machine, .steps = st->rows, .nsteps = st->nrows,
-                  .steps_truncated = st->truncated, .shapes = (int64_t)a->shapes.count};
+  CostResult r = {.model = MODEL_PAPER, .machine = req->machine, .steps = st->rows, .nsteps = st->nrows,
+                  .steps_truncated = st->truncated, .shapes = (int64_t)a->sh.table.count};
   if (a->pc) {
     int pvar = a->prog->nparams;
     r.W_form = poly_format(a->pc, num_poly(a->pc, st->W), pvar);
@@ -104,7 +114,15 @@ CostResult cost_analyse(Arena *arena, const CostRequest *req) {
     r.S_form = poly_format(a->pc, num_poly(a->pc, st->S), pvar);
   } else {
     r.W = st->W.v, r.H = st->H.v, r.S = st->S.v;
-    if (req->model == MODEL_EXACT) check_exact(fmax(r.W, r.H));
+  }
+  return r;
+}
+
+CostResult cost_analyse(Arena *arena, const CostRequest *req) {
+  double t0 = now();
+  if (req->closed_form && req->model != MODEL_PAPER) fatal("--symbolic works with the paper model only");
+  CostResult r = req->model == MODEL_EXACT ? exact_result(arena, req) : paper_result(arena, req);
+  if (!r.W_form) {
     r.ops = r.W + r.H * req->machine.g + r.S * req->machine.l;
     r.seconds = r.ops / req->machine.s;
   }
@@ -125,7 +143,8 @@ void cost_format_number(char *buf, size_t size, double x) {
 
 void cost_shape_check(Program *prog, const int64_t *params) {
   Arena *arena = arena_new();
-  CostRequest req = {.prog = prog, .params = params, .model = MODEL_EXACT, .machine = machine_select(arena, NULL)};
+  // The paper model at p = 1: its abstract interpretation meets every shape.
+  CostRequest req = {.prog = prog, .params = params, .model = MODEL_PAPER, .machine = machine_select(arena, NULL)};
   req.machine.p = 1;
   DiagTrap trap;
   if (DIAG_TRY(&trap)) {

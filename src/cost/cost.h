@@ -1,6 +1,6 @@
 // cost.h: static BSP cost prediction for VEC-BSP programs (Hayashi & Cole):
-// machines, the analysis, and the plan decisions shared with the code
-// generator. docs/cost-model.md defines both models precisely.
+// machines and the analysis (the exact model is src/exec/exact.c, over the
+// plan the code generator follows). docs/cost-model.md defines both models.
 #ifndef VECBSP_COST_H
 #define VECBSP_COST_H
 
@@ -42,50 +42,6 @@ extern const CostConstants cost_default_constants;
 Machine machine_select(Arena *a, const char *spec);
 
 //
-// plan.c: the execution plan. These are the decisions that the exact model
-// costs and that the code generator must make identically; each is a pure
-// function so that both call the same code. The rules that depend on the
-// context (which expressions are at top level, when a distributed result
-// is gathered) are stated in docs/cost-model.md, "exact model".
-//
-
-// First index of process k's block of a length-n vector distributed over
-// p processes: floor(k*n/p). Process k owns [start(k), start(k+1)).
-int64_t plan_block_start(int64_t n, int p, int k);
-
-// A full application of b at top level runs as a parallel skeleton on all
-// processes (map, fold, pair_map, c_prod, prefix, inits, tails); every
-// other builtin, and every application inside the function of a skeleton,
-// runs sequentially.
-bool plan_is_skeleton(Builtin b);
-
-// b's last argument (the vector it works on) may be taken as it is when it
-// is already distributed by blocks: true for every skeleton except
-// pair_map, whose argument is a pair and is always scattered.
-bool plan_takes_distributed(Builtin b);
-
-// b leaves its result distributed by blocks (the papers' pattern 1):
-// true for every skeleton except fold, which leaves it on process 0.
-bool plan_leaves_distributed(Builtin b);
-
-// What the analysis decided at one top-level skeleton application.
-typedef enum {
-  PLAN_SKELETON,  // a skeleton runs; arg_distributed: it continues a region, else it starts one
-  PLAN_GATHER,    // the distributed result of site is gathered to process 0 (the region ends)
-  PLAN_KEEP,      // the distributed result of site is taken as it is by consumer
-} PlanEventKind;
-
-typedef struct PlanEvent {
-  PlanEventKind kind;    // what happened
-  Pos where;             // the skeleton's application
-  Builtin builtin;       // the skeleton
-  bool arg_distributed;  // PLAN_SKELETON: its argument was left distributed
-  Pos consumer;          // PLAN_KEEP: the application of the skeleton that takes it
-} PlanEvent;
-
-typedef void (*PlanHook)(void *ctx, const PlanEvent *ev);
-
-//
 // cost.c: the analysis.
 //
 
@@ -107,8 +63,6 @@ typedef struct CostRequest {
   bool closed_form;       // --symbolic: W, H, S as expressions (paper model only)
   CostModel model;        // exact or paper
   Machine machine;        // p, g, l, s and the paper constants
-  PlanHook hook;          // called at every plan decision (may be NULL)
-  void *hook_ctx;         // passed to hook
 } CostRequest;
 
 typedef struct CostResult {

@@ -1,8 +1,7 @@
 // eval.c: the abstract interpreter at the heart of the analysis. Values
 // are shapes; functions are closures and partial applications. At top level
 // (process 0) skeletons run in parallel and their costs become supersteps;
-// in local mode (inside the function of a skeleton, or a data 'if' of the
-// exact model) everything is sequential and costs are returned. Local
+// in local mode (inside the function of a skeleton) everything is sequential and costs are returned. Local
 // applications are memoised on (function, argument), both hash-consed, so
 // the analysis costs time in proportion to the distinct shapes it meets.
 #include "cost/costint.h"
@@ -138,20 +137,6 @@ static Origin *global_origin(Analysis *a, Decl *d) {
   return d->kind == D_INPUT ? a->input_origins[d->index] : eval_def_origin(a, d);
 }
 
-static void add_item(Analysis *a, PtrVec *items, Origin *o) {
-  if (o && o != &a->no_data) add_unique(a->arena, items, o);
-}
-
-void eval_function_items(Analysis *a, Shape *f, PtrVec *items) {
-  for (int i = 0; i < f->nargs; i++) {
-    if (shape_is_function(f->elems[i])) eval_function_items(a, f->elems[i], items);
-    else if (f->origins) add_item(a, items, f->origins[i]);
-  }
-  if (f->kind != SH_CLOSURE) return;
-  FunInfo *fi = &a->fun[f->node->id];
-  for (int i = 0; i < fi->globals.len; i++) add_item(a, items, global_origin(a, fi->globals.data[i]));
-}
-
 // The words of the inputs and data defs a lambda uses (evaluating the defs).
 static Num global_words(Analysis *a, FunInfo *f) {
   Num w = num_of(0);
@@ -170,7 +155,7 @@ static Shape *make_closure(Analysis *a, Node *lam, Env *env, EvalMode m) {
     captured[i] = e->val;
     if (origins) origins[i] = e->origin;
   }
-  return shape_closure(a, lam, captured, origins, n, global_words(a, f));
+  return shape_closure(&a->sh, lam, captured, origins, n, global_words(a, f));
 }
 
 static Env *closure_env(Analysis *a, Shape *f, Res arg) {
@@ -227,19 +212,8 @@ static void memo_add(Analysis *a, Shape *f, Shape *x, Res r) {
 // Application.
 //
 
-// Tells the hook. PLAN_SKELETON: other is the skeleton whose result it
-// takes as it is (NULL: none); PLAN_KEEP: the skeleton that takes it.
-void eval_plan(Analysis *a, PlanEventKind kind, Site *site, Site *other) {
-  if (!a->hook) return;
-  PlanEvent ev = {kind, site->pos, site->b, kind == PLAN_SKELETON && other, other ? other->pos : (Pos){0}};
-  a->hook(a->hook_ctx, &ev);
-}
-
 Shape *eval_force(Analysis *a, Res r) {
-  if (r.dist) {
-    eval_plan(a, PLAN_GATHER, r.dist, NULL);
-    a->ops->gather(a, r.s, r.dist);
-  }
+  if (r.dist) a->ops->gather(a, r.s, r.dist);
   return r.s;
 }
 
@@ -270,14 +244,14 @@ static Res extend_partial(Analysis *a, Shape *f, Res x, EvalMode m) {
   Res arg = bound(a, x, m);
   args[n] = arg.s;
   if (origins) origins[n] = arg.origin;
-  return value(shape_partial(a, f->node, args, origins, n + 1));
+  return value(shape_partial(&a->sh, f->node, args, origins, n + 1));
 }
 
 static Res apply_now(Analysis *a, Shape *f, Res x, EvalMode m, Node *app) {
   if (f->kind == SH_CLOSURE) {
     Res r = eval_expr(a, f->node->body, closure_env(a, f, bound(a, x, m)), m);
     // The paper: applying a lambda has application pattern 0.
-    if (m == EVAL_TOP && a->model == MODEL_PAPER && r.dist) r = value(eval_force(a, r));
+    if (m == EVAL_TOP && r.dist) r = value(eval_force(a, r));
     return r;
   }
   if (f->kind != SH_PARTIAL) error_at(a->prog->main->pos, "internal error: applying a non-function");
@@ -328,9 +302,9 @@ static Res eval_var(Analysis *a, Node *n, Env *env, EvalMode m) {
       return as_is(a->def_vals[n->decl->index], o);
     }
     return eval_expr(a, n->decl->body, NULL, m);  // a function def is its lambda
-  case REF_BUILTIN: return value(shape_partial(a, n, NULL, NULL, 0));
+  case REF_BUILTIN: return value(shape_partial(&a->sh, n, NULL, NULL, 0));
   }
-  return value(shape_unit(a));
+  return value(shape_unit(&a->sh));
 }
 
 static Res eval_app(Analysis *a, Node *n, Env *env, EvalMode m) {
@@ -343,10 +317,10 @@ static Res eval_app(Analysis *a, Node *n, Env *env, EvalMode m) {
 }
 
 static void check_same_shape(Analysis *a, Node *n, Shape *x, Shape *y) {
-  Shape *ex = shape_erase(a, x), *ey = shape_erase(a, y);
+  Shape *ex = shape_erase(&a->sh, x), *ey = shape_erase(&a->sh, y);
   if (ex != ey)
-    error_at(n->pos, "the branches of 'if' have different shapes: %s and %s", shape_format(a, ex),
-             shape_format(a, ey));
+    error_at(n->pos, "the branches of 'if' have different shapes: %s and %s", shape_format(&a->sh, ex),
+             shape_format(&a->sh, ey));
 }
 
 static _Noreturn void no_closed_max(Node *n) {
@@ -364,19 +338,18 @@ static Num branch_max(Analysis *a, Node *n, Num x, Num y) {
 static int known_truth(Shape *c) { return c->kind == SH_SIZE && !c->n.sym ? c->n.k != 0 : -1; }
 
 // A data 'if' costs its condition and the dearer branch (the branch taken,
-// when the condition is known). The exact model (and local mode) runs the
-// branches sequentially on process 0.
+// when the condition is known); in local mode, sequentially.
 static Res eval_if_local(Analysis *a, Node *n, Env *env, EvalMode m, Num cost, int truth) {
   Num ct = num_of(0), ce = num_of(0);
   Shape *t = eval_value(a, n->then_, env, EVAL_LOCAL, &ct);
   Shape *e = eval_value(a, n->else_, env, EVAL_LOCAL, &ce);
   check_same_shape(a, n, t, e);
-  Res r = {shape_erase(a, t), cost, NULL, NULL};
+  Res r = {shape_erase(&a->sh, t), cost, NULL, NULL};
   eval_spend(a, m, &r, truth < 0 ? branch_max(a, n, ct, ce) : truth ? ct : ce);
   return r;
 }
 
-// The paper model at top level: both branches as written, keeping the
+// At top level: both branches as written, keeping the
 // supersteps of the dearer one (mszmax, at this machine) or of the one taken.
 static Res eval_if_paper(Analysis *a, Node *n, Env *env, int truth) {
   Num unused = num_of(0), dW, dH, dS, eW, eH, eS;
@@ -399,18 +372,17 @@ static Res eval_if_paper(Analysis *a, Node *n, Env *env, int truth) {
     steps_reset(a, start);
     steps_replay(a, then_end, rows, nrows);
   }
-  return value(shape_erase(a, t));
+  return value(shape_erase(&a->sh, t));
 }
 
 static Res eval_if(Analysis *a, Node *n, Env *env, EvalMode m) {
   Num cost = num_of(0);
   int truth = known_truth(eval_value(a, n->cond, env, m, &cost));
-  if (m == EVAL_LOCAL || a->model == MODEL_EXACT) return eval_if_local(a, n, env, m, cost, truth);
+  if (m == EVAL_LOCAL) return eval_if_local(a, n, env, m, cost, truth);
   return eval_if_paper(a, n, env, truth);
 }
 
-// The exact model keeps no distribution across ifs (the executor gathers
-// the branch's value); the paper model passes the branch's pattern on.
+// A shape conditional passes on the pattern of the branch taken.
 static Res eval_ifs(Analysis *a, Node *n, Env *env, EvalMode m) {
   Num cost = num_of(0);
   Shape *c = eval_value(a, n->cond, env, m, &cost);
@@ -419,16 +391,8 @@ static Res eval_ifs(Analysis *a, Node *n, Env *env, EvalMode m) {
     error_at(n->cond->pos, "--symbolic: this 'ifs' tests a size that depends on the parameters, "
                            "so its branch is not known (give the parameters with -D)");
   Res r = eval_expr(a, k.k != 0 ? n->then_ : n->else_, env, m);
-  if (a->model == MODEL_EXACT) r = (Res){eval_force(a, r), r.cost, NULL, r.origin};
   r.cost = num_add(a->pc, r.cost, cost);
   return r;
-}
-
-// The right operand of && and || runs only when the left one does not
-// decide: the exact model runs it sequentially and charges it in full.
-static EvalMode right_operand_mode(Analysis *a, Node *n, EvalMode m) {
-  bool lazy = n->kind == N_BINOP && (n->op == OP_AND || n->op == OP_OR);
-  return lazy && a->model == MODEL_EXACT ? EVAL_LOCAL : m;
 }
 
 static Res eval_op(Analysis *a, Node *n, Env *env, EvalMode m) {
@@ -437,7 +401,7 @@ static Res eval_op(Analysis *a, Node *n, Env *env, EvalMode m) {
   Res r = {x, cost, NULL, NULL};
   bool decided = (n->op == OP_AND || n->op == OP_OR) && known_truth(x) == (n->op == OP_OR);
   if (!decided) {
-    Shape *y = n->kind == N_BINOP ? eval_value(a, n->rhs, env, right_operand_mode(a, n, m), &right) : NULL;
+    Shape *y = n->kind == N_BINOP ? eval_value(a, n->rhs, env, m, &right) : NULL;
     r.s = builtin_scalar_op(a, n->op, x, y);
   }
   eval_spend(a, m, &r, num_add(a->pc, right, num_of(a->k.binop)));
@@ -448,18 +412,18 @@ static Res eval_vec(Analysis *a, Node *n, Env *env, EvalMode m) {
   Num cost = num_of(0);
   Shape **elems = arena_calloc(a->arena, (size_t)n->nelems + 1, sizeof *elems);
   for (int i = 0; i < n->nelems; i++) elems[i] = eval_value(a, n->elems[i], env, m, &cost);
-  a->site = n;
-  return (Res){shape_vector(a, elems, n->nelems), cost, NULL, NULL};
+  a->sh.site = n->pos;
+  return (Res){shape_vector(&a->sh, elems, n->nelems), cost, NULL, NULL};
 }
 
 Res eval_expr(Analysis *a, Node *n, void *envp, EvalMode m) {
   Env *env = envp;
   switch (n->kind) {
-  case N_INT: return as_is(shape_size(a, sz_of(n->ival)), &a->no_data);
-  case N_BOOL: return as_is(shape_size(a, sz_of(n->ival)), &a->no_data);  // a known truth value
-  case N_FLOAT: return as_is(shape_unit(a), &a->no_data);
+  case N_INT: return as_is(shape_size(&a->sh, sz_of(n->ival)), &a->no_data);
+  case N_BOOL: return as_is(shape_size(&a->sh, sz_of(n->ival)), &a->no_data);  // a known truth value
+  case N_FLOAT: return as_is(shape_unit(&a->sh), &a->no_data);
   case N_VAR: return eval_var(a, n, env, m);
-  case N_OPFN: return value(shape_partial(a, n, NULL, NULL, 0));
+  case N_OPFN: return value(shape_partial(&a->sh, n, NULL, NULL, 0));
   case N_LAM: return value(make_closure(a, n, env, m));
   case N_APP: return eval_app(a, n, env, m);
   case N_LET: {
@@ -476,11 +440,11 @@ Res eval_expr(Analysis *a, Node *n, void *envp, EvalMode m) {
     Num cost = num_of(0);
     Shape *x = eval_value(a, n->lhs, env, m, &cost);
     Shape *y = eval_value(a, n->rhs, env, m, &cost);
-    Res r = {shape_pair(a, x, y), cost, NULL, NULL};
+    Res r = {shape_pair(&a->sh, x, y), cost, NULL, NULL};
     eval_spend(a, m, &r, num_of(a->k.pair));
     return r;
   }
   case N_VEC: return eval_vec(a, n, env, m);
   }
-  return value(shape_unit(a));
+  return value(shape_unit(&a->sh));
 }

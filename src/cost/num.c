@@ -53,6 +53,36 @@ bool num_equal(PolyCtx *c, Num x, Num y) {
 
 Sz sz_of(int64_t k) { return (Sz){.k = k}; }
 
+bool size_arith(Op op, int64_t x, int64_t y, int64_t *r) {
+  uint64_t p = (uint64_t)x, q = (uint64_t)y;
+  int64_t v;
+  switch (op) {
+  case OP_ADD: v = (int64_t)(p + q); break;
+  case OP_SUB: v = (int64_t)(p - q); break;
+  case OP_MUL: v = (int64_t)(p * q); break;
+  case OP_NEG: v = (int64_t)(0 - p); break;
+  case OP_DIV: case OP_MOD:
+    if (y == 0) return false;
+    if (y == -1) v = op == OP_DIV ? (int64_t)(0 - p) : 0;
+    else v = op == OP_DIV ? x / y : x % y;
+    break;
+  case OP_MAX: v = x > y ? x : y; break;
+  case OP_MIN: v = x < y ? x : y; break;
+  case OP_EQ: v = x == y; break;
+  case OP_NE: v = x != y; break;
+  case OP_LT: v = x < y; break;
+  case OP_LE: v = x <= y; break;
+  case OP_GT: v = x > y; break;
+  case OP_GE: v = x >= y; break;
+  case OP_AND: v = x && y; break;
+  case OP_OR: v = x || y; break;
+  case OP_NOT: v = !x; break;
+  default: return false;
+  }
+  *r = v;
+  return true;
+}
+
 bool sz_equal(Sz x, Sz y) { return x.sym == y.sym && (x.sym || x.k == y.k); }
 
 bool sz_is(Sz x, int64_t k) { return !x.sym && x.k == k; }

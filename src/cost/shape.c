@@ -1,9 +1,9 @@
-// shape.c: hash-consed shapes. Every shape is built once: equal shapes are
+// shape.c: hash-consed shapes (shape.h). Every shape is built once: equal shapes are
 // the same pointer, so an irregular shape (the vectors of vectors of
 // different lengths that inits and tails build) costs memory and time in
 // proportion to its distinct parts, and comparisons and memo keys are
 // pointer comparisons.
-#include "cost/costint.h"
+#include "cost/shape.h"
 
 #include <string.h>
 
@@ -58,10 +58,10 @@ static bool same_shape(const Shape *x, const Shape *y) {
   return false;
 }
 
-static void table_grow(Analysis *a) {
-  ShapeTable *t = &a->shapes;
+static void table_grow(Shapes *sh) {
+  ShapeTable *t = &sh->table;
   size_t cap = t->cap ? t->cap * 2 : 1024;
-  Shape **slot = arena_calloc(a->arena, cap, sizeof *slot);
+  Shape **slot = arena_calloc(sh->arena, cap, sizeof *slot);
   for (size_t i = 0; i < t->cap; i++)
     if (t->slot[i]) {
       size_t j = t->slot[i]->hash & (cap - 1);
@@ -73,21 +73,21 @@ static void table_grow(Analysis *a) {
 }
 
 // The shape equal to key, built from key (whose elems are scratch) when new.
-static Shape *intern(Analysis *a, Shape *key, int64_t nelems) {
+static Shape *intern(Shapes *sh, Shape *key, int64_t nelems) {
   key->hash = hash_shape(key);
-  ShapeTable *t = &a->shapes;
-  if ((t->count + 1) * 2 > t->cap) table_grow(a);
+  ShapeTable *t = &sh->table;
+  if ((t->count + 1) * 2 > t->cap) table_grow(sh);
   size_t j = key->hash & (t->cap - 1);
   for (; t->slot[j]; j = (j + 1) & (t->cap - 1))
     if (same_shape(t->slot[j], key)) return t->slot[j];
-  Shape *s = arena_alloc(a->arena, sizeof *s);
+  Shape *s = arena_alloc(sh->arena, sizeof *s);
   *s = *key;
   if (nelems > 0) {
-    s->elems = arena_calloc(a->arena, (size_t)nelems, sizeof *s->elems);
+    s->elems = arena_calloc(sh->arena, (size_t)nelems, sizeof *s->elems);
     memcpy(s->elems, key->elems, (size_t)nelems * sizeof *s->elems);
   }
   if (key->origins) {
-    s->origins = arena_calloc(a->arena, (size_t)nelems + 1, sizeof *s->origins);
+    s->origins = arena_calloc(sh->arena, (size_t)nelems + 1, sizeof *s->origins);
     memcpy(s->origins, key->origins, (size_t)nelems * sizeof *s->origins);
   }
   t->slot[j] = s;
@@ -99,53 +99,53 @@ static Shape *intern(Analysis *a, Shape *key, int64_t nelems) {
 // Constructors.
 //
 
-Shape *shape_unit(Analysis *a) {
+Shape *shape_unit(Shapes *sh) {
   Shape key = {.kind = SH_UNIT, .words = num_of(1)};
-  return intern(a, &key, 0);
+  return intern(sh, &key, 0);
 }
 
-Shape *shape_size(Analysis *a, Sz n) {
+Shape *shape_size(Shapes *sh, Sz n) {
   Shape key = {.kind = SH_SIZE, .n = n, .words = num_of(1), .has_size = true};
-  return intern(a, &key, 0);
+  return intern(sh, &key, 0);
 }
 
-Shape *shape_pair(Analysis *a, Shape *x, Shape *y) {
+Shape *shape_pair(Shapes *sh, Shape *x, Shape *y) {
   Shape key = {.kind = SH_PAIR, .a = x, .b = y, .has_size = x->has_size || y->has_size};
-  key.words = num_add(a->pc, x->words, y->words);
-  return intern(a, &key, 0);
+  key.words = num_add(sh->pc, x->words, y->words);
+  return intern(sh, &key, 0);
 }
 
-Shape *shape_vec(Analysis *a, Sz n, Shape *elem) {
-  if (sz_is(n, 0)) elem = shape_unit(a);
+Shape *shape_vec(Shapes *sh, Sz n, Shape *elem) {
+  if (sz_is(n, 0)) elem = shape_unit(sh);
   Shape key = {.kind = SH_VEC, .n = n, .a = elem, .has_size = elem->has_size};
-  key.words = num_mul(a->pc, num_sz(n), elem->words);
-  return intern(a, &key, 0);
+  key.words = num_mul(sh->pc, num_sz(n), elem->words);
+  return intern(sh, &key, 0);
 }
 
-void shape_reserve(Analysis *a, int64_t n) {
-  if (n > a->budget)
-    error_at(a->site->pos, "this builds vectors whose elements have different shapes, more than %lld "
+void shape_reserve(Shapes *sh, int64_t n) {
+  if (n > sh->budget)
+    error_at(sh->site, "this builds vectors whose elements have different shapes, more than %lld "
                            "elements in all, which is more than the analysis holds",
              (long long)IRREGULAR_MAX);
 }
 
-static void spend_budget(Analysis *a, int64_t n) {
-  if (a->pc)
-    error_at(a->site->pos, "--symbolic: this builds a vector whose elements have different shapes, "
+static void spend_budget(Shapes *sh, int64_t n) {
+  if (sh->pc)
+    error_at(sh->site, "--symbolic: this builds a vector whose elements have different shapes, "
                            "which has no closed form (give the parameters with -D)");
-  shape_reserve(a, n);
-  a->budget -= n;
+  shape_reserve(sh, n);
+  sh->budget -= n;
 }
 
-Shape *shape_vector(Analysis *a, Shape **elems, int64_t n) {
+Shape *shape_vector(Shapes *sh, Shape **elems, int64_t n) {
   int64_t i = 1;
   while (i < n && elems[i] == elems[0]) i++;
-  if (i >= n) return shape_vec(a, sz_of(n), n ? elems[0] : shape_unit(a));
-  spend_budget(a, n);
+  if (i >= n) return shape_vec(sh, sz_of(n), n ? elems[0] : shape_unit(sh));
+  spend_budget(sh, n);
   Shape key = {.kind = SH_IRR, .n = sz_of(n), .elems = elems};
-  Shape *s = intern(a, &key, n);
+  Shape *s = intern(sh, &key, n);
   if (!s->prefix) {
-    s->prefix = arena_calloc(a->arena, (size_t)n + 1, sizeof *s->prefix);
+    s->prefix = arena_calloc(sh->arena, (size_t)n + 1, sizeof *s->prefix);
     for (int64_t j = 0; j < n; j++) {
       s->prefix[j + 1] = s->prefix[j] + elems[j]->words.v;
       s->has_size |= elems[j]->has_size;
@@ -155,21 +155,21 @@ Shape *shape_vector(Analysis *a, Shape **elems, int64_t n) {
   return s;
 }
 
-static Num args_words(Analysis *a, Shape **args, int n, Num extra) {
-  for (int i = 0; i < n; i++) extra = num_add(a->pc, extra, args[i]->words);
+static Num args_words(Shapes *sh, Shape **args, int n, Num extra) {
+  for (int i = 0; i < n; i++) extra = num_add(sh->pc, extra, args[i]->words);
   return extra;
 }
 
-Shape *shape_closure(Analysis *a, Node *lam, Shape **captured, Origin **origins, int n, Num global_words) {
+Shape *shape_closure(Shapes *sh, Node *lam, Shape **captured, Origin **origins, int n, Num global_words) {
   Shape key = {.kind = SH_CLOSURE, .node = lam, .elems = captured, .origins = n ? origins : NULL, .nargs = n};
-  key.words = args_words(a, captured, n, global_words);
-  return intern(a, &key, n);
+  key.words = args_words(sh, captured, n, global_words);
+  return intern(sh, &key, n);
 }
 
-Shape *shape_partial(Analysis *a, Node *fn, Shape **args, Origin **origins, int n) {
+Shape *shape_partial(Shapes *sh, Node *fn, Shape **args, Origin **origins, int n) {
   Shape key = {.kind = SH_PARTIAL, .node = fn, .elems = args, .origins = n ? origins : NULL, .nargs = n};
-  key.words = args_words(a, args, n, num_of(0));
-  return intern(a, &key, n);
+  key.words = args_words(sh, args, n, num_of(0));
+  return intern(sh, &key, n);
 }
 
 //
@@ -192,18 +192,18 @@ double shape_block_words(Shape *v, int64_t lo, int64_t hi) {
 }
 
 // Sizes held as data are data: the shape a data conditional compares.
-Shape *shape_erase(Analysis *a, Shape *s) {
+Shape *shape_erase(Shapes *sh, Shape *s) {
   if (!s->has_size) return s;
   if (s->erased) return s->erased;
   Shape *r;
   switch (s->kind) {
-  case SH_SIZE: r = shape_unit(a); break;
-  case SH_PAIR: r = shape_pair(a, shape_erase(a, s->a), shape_erase(a, s->b)); break;
-  case SH_VEC: r = shape_vec(a, s->n, shape_erase(a, s->a)); break;
+  case SH_SIZE: r = shape_unit(sh); break;
+  case SH_PAIR: r = shape_pair(sh, shape_erase(sh, s->a), shape_erase(sh, s->b)); break;
+  case SH_VEC: r = shape_vec(sh, s->n, shape_erase(sh, s->a)); break;
   case SH_IRR: {
-    Shape **e = arena_calloc(a->arena, (size_t)s->n.k, sizeof *e);
-    for (int64_t i = 0; i < s->n.k; i++) e[i] = shape_erase(a, s->elems[i]);
-    r = shape_vector(a, e, s->n.k);
+    Shape **e = arena_calloc(sh->arena, (size_t)s->n.k, sizeof *e);
+    for (int64_t i = 0; i < s->n.k; i++) e[i] = shape_erase(sh, s->elems[i]);
+    r = shape_vector(sh, e, s->n.k);
     break;
   }
   default: r = s; break;
@@ -217,16 +217,16 @@ Shape *shape_erase(Analysis *a, Shape *s) {
 
 enum { FORMAT_ELEMS = 6 };
 
-static char *format(Analysis *a, Shape *s) {
-  Arena *ar = a->arena;
+static char *format(Shapes *sh, Shape *s) {
+  Arena *ar = sh->arena;
   switch (s->kind) {
   case SH_UNIT: case SH_SIZE: return "1";
-  case SH_PAIR: return arena_printf(ar, "<%s, %s>", format(a, s->a), format(a, s->b));
-  case SH_VEC: return arena_printf(ar, "(%s, %s)", sz_format(ar, a->pc, s->n), format(a, s->a));
+  case SH_PAIR: return arena_printf(ar, "<%s, %s>", format(sh, s->a), format(sh, s->b));
+  case SH_VEC: return arena_printf(ar, "(%s, %s)", sz_format(ar, sh->pc, s->n), format(sh, s->a));
   case SH_IRR: {
     char *r = "[";
     int64_t n = s->n.k < FORMAT_ELEMS ? s->n.k : FORMAT_ELEMS;
-    for (int64_t i = 0; i < n; i++) r = arena_printf(ar, "%s%s%s", r, i ? ", " : "", format(a, s->elems[i]));
+    for (int64_t i = 0; i < n; i++) r = arena_printf(ar, "%s%s%s", r, i ? ", " : "", format(sh, s->elems[i]));
     if (n < s->n.k) r = arena_printf(ar, "%s, ... (%lld elements)", r, (long long)s->n.k);
     return arena_printf(ar, "%s]", r);
   }
@@ -235,4 +235,50 @@ static char *format(Analysis *a, Shape *s) {
   return "?";
 }
 
-char *shape_format(Analysis *a, Shape *s) { return format(a, s); }
+char *shape_format(Shapes *sh, Shape *s) { return format(sh, s); }
+
+//
+// Message words (shape.h).
+//
+
+double shape_packed(Shape *s) {
+  if (s->packed) return s->packed;
+  double w = 1;
+  switch (s->kind) {
+  case SH_PAIR: w = shape_packed(s->a) + shape_packed(s->b); break;
+  case SH_VEC: w = 1 + (sz_is(s->n, 0) ? 0 : (double)s->n.k * shape_packed(s->a)); break;
+  case SH_IRR:
+    for (int64_t i = 0; i < s->n.k; i++) w += shape_packed(s->elems[i]);
+    break;
+  default: break;
+  }
+  return s->packed = w;
+}
+
+// SH_IRR caches: packed words of elements before i; end of i's run of
+// equal lengths (vectors) or i itself.
+static void index_irregular(Shapes *sh, Shape *v) {
+  int64_t n = v->n.k;
+  v->bprefix = arena_calloc(sh->arena, (size_t)n + 1, sizeof *v->bprefix);
+  v->run_end = arena_calloc(sh->arena, (size_t)n + 1, sizeof *v->run_end);
+  for (int64_t i = 0; i < n; i++) v->bprefix[i + 1] = v->bprefix[i] + shape_packed(v->elems[i]);
+  for (int64_t i = n - 1; i >= 0; i--) {
+    Shape *e = v->elems[i];
+    bool same = i + 1 < n && shape_is_vector(e) && shape_is_vector(v->elems[i + 1]) &&
+                sz_equal(e->n, v->elems[i + 1]->n);
+    v->run_end[i] = same ? v->run_end[i + 1] : i;
+  }
+}
+
+double shape_message_words(Shapes *sh, Shape *v, int64_t from, int64_t to) {
+  if (v->kind == SH_PAIR) return shape_message_words(sh, v->a, from, to) + shape_message_words(sh, v->b, from, to);
+  if (from >= to) return 0;
+  if (v->kind == SH_VEC) return (double)(to - from) * (shape_packed(v->a) - shape_is_vector(v->a));
+  if (!v->bprefix) index_irregular(sh, v);
+  bool regular = shape_is_vector(v->elems[from]) && v->run_end[from] >= to - 1;
+  return v->bprefix[to] - v->bprefix[from] - (regular ? (double)(to - from) : 0);
+}
+
+double shape_value_words(Shapes *sh, Shape *v) {
+  return shape_is_vector(v) ? shape_message_words(sh, v, 0, v->n.k) : shape_packed(v);
+}

@@ -1,6 +1,5 @@
-// steps.c: the supersteps predicted so far, and their totals W, H and S.
-// Both models close supersteps here; the exact model also keeps the work
-// and the words of every process in the open superstep.
+// steps.c: the supersteps the paper model predicts so far, and their
+// totals W, H and S (the exact model keeps its own, src/exec/exact.c).
 #include "cost/costint.h"
 
 #include <string.h>
@@ -12,21 +11,14 @@ void steps_init(Analysis *a) {
   Steps *st = &a->st;
   memset(st, 0, sizeof *st);
   st->W = st->H = st->S = st->w = num_of(0);
-  if (a->model == MODEL_EXACT) {
-    st->pw = arena_calloc(a->arena, (size_t)a->p, sizeof *st->pw);
-    st->sent = arena_calloc(a->arena, (size_t)a->p, sizeof *st->sent);
-    st->recv = arena_calloc(a->arena, (size_t)a->p, sizeof *st->recv);
-    st->region.scatter = arena_calloc(a->arena, (size_t)a->p, sizeof *st->region.scatter);
-  }
 }
 
-// Lists row before the rows listed from index at (at == nrows: appends).
-static void list_row_at(Analysis *a, int at, CostStep row) {
+// Lists row after the others (beyond STEPS_LISTED, only counts it).
+static void list_row(Analysis *a, CostStep row) {
   Steps *st = &a->st;
   if (st->nrows == STEPS_LISTED) {
     st->truncated = true;
-    if (at >= st->nrows) return;
-    st->nrows--;  // the last one goes
+    return;
   }
   if (st->nrows == st->cap) {
     int cap = st->cap ? st->cap * 2 : 16;
@@ -35,24 +27,16 @@ static void list_row_at(Analysis *a, int at, CostStep row) {
     st->rows = rows;
     st->cap = cap;
   }
-  memmove(st->rows + at + 1, st->rows + at, (size_t)(st->nrows - at) * sizeof *st->rows);
-  st->rows[at] = row;
-  st->nrows++;
+  st->rows[st->nrows++] = row;
 }
 
-static void list_row(Analysis *a, CostStep row) { list_row_at(a, a->st.nrows, row); }
-
-void steps_insert(Analysis *a, int at, Num w, Num h, Site *site, const char *what) {
+void steps_close(Analysis *a, Num w, Num h, Site *site, const char *what) {
   Steps *st = &a->st;
-  list_row_at(a, at, (CostStep){w.v, h.v, site->pos, what});
+  list_row(a, (CostStep){w.v, h.v, site->pos, what});
   st->W = num_add(a->pc, st->W, w);
   st->H = num_add(a->pc, st->H, h);
   st->S = num_add(a->pc, st->S, num_of(1));
   st->closed++;
-}
-
-void steps_close(Analysis *a, Num w, Num h, Site *site, const char *what) {
-  steps_insert(a, a->st.nrows, w, h, site, what);
 }
 
 void steps_close_times(Analysis *a, Num w, Num h, Num times, Site *site, const char *what) {
@@ -71,8 +55,8 @@ void steps_final(Analysis *a, Num w, Pos where) {
   a->st.W = num_add(a->pc, a->st.W, w);
 }
 
-// Open work of process 0, in either model.
-static Num open_work(Analysis *a) { return a->model == MODEL_EXACT ? num_of(a->st.pw[0]) : a->st.w; }
+// Open work of process 0.
+static Num open_work(Analysis *a) { return a->st.w; }
 
 StepsMark steps_mark(Analysis *a) {
   Steps *st = &a->st;

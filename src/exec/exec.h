@@ -89,27 +89,69 @@ Value interp_eval_closed(Arena *a, Program *prog, const int64_t *params, Node *n
 
 typedef struct IrProgram IrProgram;
 
+// plan.c: the plan's rules, as pure functions of the builtin: the code
+// generator and the exact model follow them through the IR's plan, and the
+// paper model asks them where the papers' patterns are the same decisions.
+// Process k owns [plan_block_start(n, p, k), plan_block_start(n, p, k + 1))
+// of a length-n vector spread over p processes: floor(k*n/p).
+int64_t plan_block_start(int64_t n, int p, int k);
+// A full application of b at top level runs as a parallel skeleton (map,
+// fold, pair_map, c_prod, prefix, inits, tails); anything else, and any
+// application inside a skeleton's function or a data if, is sequential.
+bool plan_is_skeleton(Builtin b);
+// b may take its vector argument distributed as the previous skeleton left
+// it: every skeleton but pair_map, whose argument is a pair.
+bool plan_takes_distributed(Builtin b);
+// b leaves its result distributed by blocks: every skeleton but fold.
+bool plan_leaves_distributed(Builtin b);
+
 // Lowers and plans a checked program (errors are diagnostics).
 IrProgram *lower_program(Program *prog);
 // The C program over the BSPlib API that runs it (malloc'ed text).
 char *codegen_program(IrProgram *ir);
 
-// exact.c: the exact cost model: the supersteps run executes at p processes
-// with the given params, computed without running anything.
+//
+// exact.c: the exact cost model: the supersteps `vecbsp run` executes at p
+// processes with the given params, computed from the IR and its plan
+// without running anything (docs/cost-model.md, "The exact model").
+//
+
+// What one process does in one superstep, as the plan says the executor
+// does it. ops is what the profile counts (w); the others are calibration
+// counts that the generated code does not count.
+typedef struct ExactCounts {
+  int64_t ops;     // primitive scalar operations
+  int64_t divs;    // of which / and %
+  int64_t elems;   // skeleton loop iterations (elements mapped, operator applications, iter rounds)
+  int64_t loads;   // 8-byte words read from stored arrays (a received block included)
+  int64_t stores;  // 8-byte words written to stored arrays (results, copies, packing, unpacking)
+} ExactCounts;
+
 typedef struct ExactStep {
-  int64_t w;  // operations of the busiest process
-  int64_t h;  // max over processes of max(words sent, words received)
-  Pos where;  // the skeleton whose barrier ends it (main, for the last)
+  int64_t w;           // operations of the busiest process (most.ops)
+  int64_t h;           // max over processes of max(words sent, words received)
+  Pos where;           // the skeleton whose barrier ends it (main, for the last)
+  const char *what;    // what ends it: "map: fetch", "fold: partial results", ..., "end"
+  ExactCounts most;    // each count's maximum over the processes
+  ExactCounts *procs;  // each process's counts, by pid (p entries)
+  int64_t *sent;       // words each process sends, by pid
+  int64_t *recv;       // words each process receives, by pid
 } ExactStep;
 
 typedef struct ExactResult {
-  ExactStep *steps;  // the supersteps in order (in the program's arena)
-  int nsteps;        // S + 1: the last one ends the program, h = 0
-  int64_t W, H;      // sums of w and h
+  ExactStep *steps;  // the supersteps in order, the last (ending the program, h = 0) included
+  int nsteps;        // steps listed: S + 1 unless truncated
+  bool truncated;    // more supersteps than EXACT_STEPS_LISTED: W, H, S still count them all
+  int p;             // processes
+  int64_t W, H;      // sums of w and h over all supersteps
   int64_t S;         // barriers
+  int64_t shapes;    // distinct shapes the analysis built (its memory)
 } ExactResult;
 
-// Lowers and plans prog (in its arena) and predicts; returns 0.
-int exact_cost(Program *prog, const int64_t *params, int p, ExactResult *out);
+enum { EXACT_STEPS_LISTED = 100000 };
+
+// Lowers and plans prog (in its arena) and predicts into out. Assumes the
+// program passes cost_shape_check; limits are diagnostics (error_at).
+void exact_cost(Program *prog, const int64_t *params, int p, ExactResult *out);
 
 #endif

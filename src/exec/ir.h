@@ -114,7 +114,6 @@ void lower_print(FILE *out, IrProgram *ir);  // the IR and its plan, for tests
 // kind is T_INT, T_FLOAT, T_BOOL, T_PAIR (a, b) or T_VEC (a).
 Type *lower_type(IrProgram *ir, TypeKind kind, Type *a, Type *b);
 bool ir_type_has_vec(Type *t);  // does a value of type t hold a vector?
-bool ir_is_skeleton(IrKind k);  // map, fold, prefix, pair_map, c_prod, inits, tails
 
 //
 // plan.c: modes, regions and captured data.
@@ -127,7 +126,8 @@ void plan_program(IrProgram *ir);
 // The distributed argument of a parallel stage (a for most skeletons, b for
 // c_prod, both a and b for pair_map).
 Ir *plan_chain_arg(Ir *stage);
-// Block [lo, hi) of process k when n elements are spread over p processes.
-int64_t plan_block_lo(int64_t n, int p, int k);
+// The skeleton an IR form applies (B_COUNT_ for the other forms).
+Builtin ir_builtin(IrKind k);
+bool ir_is_skeleton(IrKind k);  // plan_is_skeleton of its builtin
 
 #endif

@@ -98,11 +98,6 @@ bool ir_type_has_vec(Type *t) {
   return t->kind == T_PAIR && (ir_type_has_vec(t->a) || ir_type_has_vec(t->b));
 }
 
-bool ir_is_skeleton(IrKind k) {
-  return k == IR_MAP || k == IR_FOLD || k == IR_PREFIX || k == IR_PAIR_MAP || k == IR_C_PROD ||
-         k == IR_INITS || k == IR_TAILS;
-}
-
 //
 // IR construction and scopes.
 //

@@ -1,6 +1,9 @@
 // plan.c: the execution plan: which skeleton applications run in parallel,
-// how they chain into regions, and what data each region captures. The code
-// generator and the exact cost model both follow it (docs/compiler.md).
+// how they chain into regions, what is fused, and what data each region
+// captures. The code generator and the exact cost model both read the plan
+// it leaves in the IR (docs/compiler.md); its rules are the plan_* functions
+// below, which the paper model (src/cost) asks too.
+#include "exec/exec.h"
 #include "exec/ir.h"
 
 #include <string.h>
@@ -20,14 +23,39 @@ static void *append(Arena *a, void *array, int n, void *item) {
   return grown;
 }
 
-int64_t plan_block_lo(int64_t n, int p, int k) { return (int64_t)((__int128)n * k / p); }
+//
+// The rules.
+//
+
+int64_t plan_block_start(int64_t n, int p, int k) { return (int64_t)((__int128)n * k / p); }
+
+bool plan_is_skeleton(Builtin b) {
+  switch (b) {
+  case B_MAP: case B_FOLD: case B_PAIR_MAP: case B_C_PROD: case B_PREFIX: case B_INITS: case B_TAILS: return true;
+  default: return false;
+  }
+}
+
+bool plan_takes_distributed(Builtin b) { return plan_is_skeleton(b) && b != B_PAIR_MAP; }
+
+bool plan_leaves_distributed(Builtin b) { return plan_is_skeleton(b) && b != B_FOLD; }
+
+Builtin ir_builtin(IrKind k) {
+  static const struct {
+    IrKind kind;
+    Builtin b;
+  } kinds[] = {{IR_MAP, B_MAP},       {IR_FOLD, B_FOLD},   {IR_PREFIX, B_PREFIX}, {IR_PAIR_MAP, B_PAIR_MAP},
+               {IR_C_PROD, B_C_PROD}, {IR_INITS, B_INITS}, {IR_TAILS, B_TAILS}};
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+    if (kinds[i].kind == k) return kinds[i].b;
+  return B_COUNT_;
+}
+
+bool ir_is_skeleton(IrKind k) { return plan_is_skeleton(ir_builtin(k)); }
 
 Ir *plan_chain_arg(Ir *stage) {
-  switch (stage->kind) {
-  case IR_C_PROD: return stage->b;
-  case IR_PAIR_MAP: return NULL;  // both operands are scattered
-  default: return stage->a;
-  }
+  if (!plan_takes_distributed(ir_builtin(stage->kind))) return NULL;  // pair_map: both operands are scattered
+  return stage->kind == IR_C_PROD ? stage->b : stage->a;
 }
 
 //
@@ -118,7 +146,7 @@ static void chain(Planner *P, Ir *e) {
   if (!ir_is_skeleton(e->kind) || e->mode != MODE_TOP) return;
   Ir *arg = plan_chain_arg(e);
   Region *g;
-  if (arg && ir_is_skeleton(arg->kind) && arg->mode == MODE_TOP && arg->kind != IR_FOLD) {
+  if (arg && ir_is_skeleton(arg->kind) && arg->mode == MODE_TOP && plan_leaves_distributed(ir_builtin(arg->kind))) {
     g = arg->region;
   } else {
     g = arena_alloc(P->ir->arena, sizeof *g);
