@@ -373,8 +373,8 @@ static Cv *apply_prim(Lowerer *L, Cv *f, Cv *arg, Pos site) {
   Cv *g = cv_new(L, CV_PRIM, f->nargs ? f->pos : site);
   *g = (Cv){.kind = CV_PRIM, .is_op = f->is_op, .op = f->op, .builtin = f->builtin,
             .nargs = f->nargs, .args = {f->args[0], f->args[1]}, .pos = g->pos};
-  if (g->nargs + 1 < arity) {
-    g->args[g->nargs++] = arg;
+  if (g->nargs + 1 < arity) {  // data is computed once, as the interpreter does, not per use
+    g->args[g->nargs++] = bind(L, arg, "arg");
     return g;
   }
   Cv *all[3] = {f->args[0], f->args[1], NULL};
