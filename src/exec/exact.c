@@ -646,13 +646,27 @@ static void stage_prefix(Ex *x, Ir *e, Shape *env, Shape **blk, int64_t n) {
   }
 }
 
+// The whole vector of n elements whose blocks are blk: regular blocks of
+// one element shape make a regular vector without listing its elements.
+static Shape *joined(Ex *x, Shape **blk, int64_t n) {
+  Shape *elem = NULL;
+  bool regular = true;
+  for (int k = 0; k < x->p && regular; k++) {
+    if (!len(blk[k])) continue;
+    regular = blk[k]->kind == SH_VEC && (!elem || blk[k]->a == elem);
+    elem = blk[k]->a;
+  }
+  if (regular) return shape_vec(&x->sh, sz_of(n), elem ? elem : shape_unit(&x->sh));
+  Shape **elems = arena_calloc(x->sh.arena, (size_t)n + 1, sizeof *elems);
+  for (int k = 0; k < x->p; k++)
+    for (int64_t i = 0; i < len(blk[k]); i++) elems[lo_of(x, n, k) + i] = shape_elem(blk[k], i);
+  return shape_vector(&x->sh, elems, n);
+}
+
 // inits/tails: each process fetches the elements its segments need.
 static void stage_segments(Ex *x, Ir *e, Shape **blk, int64_t n) {
   bool inits = e->kind == IR_INITS;
-  Shape **elems = arena_calloc(x->sh.arena, (size_t)n + 1, sizeof *elems);
-  for (int q = 0; q < x->p; q++)
-    for (int64_t i = 0; i < len(blk[q]); i++) elems[lo_of(x, n, q) + i] = shape_elem(blk[q], i);
-  Shape *all = shape_vector(&x->sh, elems, n);
+  Shape *all = joined(x, blk, n);
   for (int q = 0; q < x->p; q++) {  // q sends to k
     int64_t lo = lo_of(x, n, q), hi = lo_of(x, n, q + 1);
     for (int k = 0; k < x->p && hi > lo; k++) {
@@ -701,15 +715,13 @@ static bool stored_input(Region *r, int s) {
 // The gather: each process stores its block of the result once, and every
 // worker sends it to process 0.
 static Shape *gather(Ex *x, Region *r, Shape **blk, int64_t n) {
-  Shape **elems = arena_calloc(x->sh.arena, (size_t)n + 1, sizeof *elems);
   for (int k = 0; k < x->p; k++) {
     x->open[k].stores += array_words(r->root->ty, len(blk[k]));
     if (k && len(blk[k])) message(x, k, 0, shape_message_words(&x->sh, blk[k], 0, len(blk[k])));
-    for (int64_t i = 0; i < len(blk[k]); i++) elems[lo_of(x, n, k) + i] = shape_elem(blk[k], i);
   }
   region_barrier(x, r->root, "gather");
   on(x, 0);
-  return shape_vector(&x->sh, elems, n);
+  return joined(x, blk, n);
 }
 
 static Shape *region(Ex *x, Ir *e) {
