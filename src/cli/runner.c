@@ -197,7 +197,7 @@ RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p) 
   char *out = temp_path(a, "out"), *err = temp_path(a, "err"), *times = temp_path(a, "times");
   char *profile = opt->profile ? temp_path(a, "profile") : NULL;
   const char *env[] = {arena_printf(a, "VECBSP_TIMES=%s", times),
-                       "BSPRUN_MPI_FLAGS=-x VECBSP_TIMES -x BSP_PROFILE",
+                       profile ? "BSPRUN_MPI_FLAGS=-x VECBSP_TIMES -x BSP_PROFILE" : "BSPRUN_MPI_FLAGS=-x VECBSP_TIMES",
                        profile ? arena_printf(a, "BSP_PROFILE=%s", profile) : NULL, NULL};
   int status = run_process(argv, out, err, env);
   RunOutcome o = {0};

@@ -262,7 +262,7 @@ static void load_helper(Cg *g, Type *t) {
                   "    memmove(to, from, (size_t)(len * %d) * 8);\n    v.at[i] = (t_%s){len, (t_%s *)to};\n"
                   "    from += len * %d;\n    to += len * %d;\n  }\n  return v;\n}\n", k, e, mangle(g, t->a->a), k, k);
   } else {
-    buf_printf(o, "  %s v;\n  un_%s(w, &v);\n  free(w);\n  return v;\n}\n", c, m);
+    buf_printf(o, "  %s v;\n  un_%s(w, &v);\n  return v;\n}\n", c, m);
   }
 }
 
@@ -1243,7 +1243,6 @@ static void gen_setup(Cg *g, Buf *o) {
       emit(g, "%s = ld_%s(w);", input_name(g, k), mangle(g, t));
     } else {
       emit(g, "un_%s(w, &%s);", mangle(g, t), input_name(g, k));
-      emit(g, "free(w);");
     }
     close_block(g);
   }
@@ -1289,7 +1288,7 @@ static void gen_main(Cg *g, Buf *o, const char *rtype, const char *rmangle) {
   buf_printf(o, "static void rt_spmd(void) {\n  bsp_begin(bsp_nprocs());\n  (void)rt_sites;\n");
   buf_printf(o, "  bsp_size_t tag = sizeof(rt_tag);\n  bsp_set_tagsize(&tag);\n  bsp_sync(); /* the tag size applies from here */\n");
   buf_printf(o, "  if (bsp_pid() == 0)\n    rt_master(rt_setup());\n  else\n    rt_workers();\n");
-  buf_printf(o, "  bsp_end();\n}\n\n");
+  buf_printf(o, "  rt_end_process();\n  bsp_end();\n}\n\n");
   buf_printf(o, "int main(int argc, char **argv) {\n  rt_argc = argc;\n  rt_argv = argv;\n");
   buf_printf(o, "  bsp_init(rt_spmd, argc, argv);\n  rt_spmd();\n  return 0;\n}\n");
 }

@@ -272,6 +272,22 @@ static inline int64_t *rt_words(int64_t n) {
   return rt_buf;
 }
 
+/* Gives back everything this process still holds (its arena, its inbox and
+ * packing buffer) before bsp_end. */
+static void rt_end_process(void) {
+  for (rt_chunk *c = rt_mem.top, *prev; c; c = prev) {
+    prev = c->prev;
+    free(c);
+  }
+  free(rt_mem.spare);
+  rt_mem = (rt_arena){0};
+  free(rt_box.msg);
+  rt_box = (rt_inbox){0};
+  free(rt_buf);
+  rt_buf = NULL;
+  rt_buf_cap = 0;
+}
+
 /* Block [lo, hi) of process k when n elements are spread over p processes. */
 static inline int64_t rt_lo(int64_t n, int p, int k) { return (int64_t)((__int128)n * k / p); }
 

@@ -512,10 +512,9 @@ static inline int rt_input_index(const rt_decls *d, const char *text, const char
 }
 
 /* The packed words of input k (its shape s), from --input or the seed;
- * malloc'ed. */
+ * in the arena. */
 static inline int64_t *rt_input_words(const rt_decls *d, const rt_args *a, int k, const rt_shape *s) {
-  int64_t *w = malloc((size_t)rt_shape_words(s) * 8 + 8);
-  if (!w) rt_out_of_memory();
+  int64_t *w = rt_array(rt_shape_words(s) + 1, 8);  /* in the arena: freed with the process */
   const char *value = NULL;
   for (int i = 0; i < a->ninputs; i++) {
     const char *v;
