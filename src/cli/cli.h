@@ -45,6 +45,9 @@ void cli_parse_options(int argc, char **argv, Options *opt);
 // Returns the type of main as `check` prints it through main_type.
 Program *cli_load_program(Arena *a, const char *path, char **main_type);
 
+// The same for a program given as text (name is used in messages).
+Program *cli_load_string(Arena *a, const char *name, const char *text);
+
 // Values of the program's params from -D, by param index; every param must
 // be bound, every -D must name a param. Values are sizes: 0 <= v < 2^62.
 int64_t *cli_bind_params(Arena *a, const Program *prog, const Options *opt);
@@ -79,6 +82,11 @@ char *runner_build(Arena *a, Program *prog, const Options *opt);
 // a failing program's error is reported and ends vecbsp (status 1).
 RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p);
 void runner_free(RunOutcome *o);
+
+// calibrate.c: the exact model's per-unit times on this machine, fitted to
+// runs of small programs at p processes: {"calibration": {...},
+// "calibration_r2": R2, "calibration_runs": [...]}.
+json_t *cli_calibrate(const char *backend, int p, double g_seconds, double l_seconds, const char *effort);
 
 // Shared by cost and sweep (cost.c): the model and machine the options ask
 // for, and output helpers.

@@ -119,6 +119,10 @@ static void print_table(json_t *m)
     printf("l          %.4g operations       (%.4g s)\n", number(m, "l"), number(m, "l_seconds"));
     printf("fit        %s, r^2 = %.3f; empty sync %.4g s\n",
            json_string_value(json_object_get(m, "fit")), number(m, "r2"), number(m, "sync_seconds"));
+    json_t *cal = json_object_get(m, "calibration");
+    printf("calibration (seconds per unit, for the exact model), r^2 = %.3f:\n", number(m, "calibration_r2"));
+    for (int t = 0; t < CAL_TERMS; t++)
+        printf("  %-6s %.4g\n", cal_term_names[t], number(cal, cal_term_names[t]));
 }
 
 int cmd_probe(int argc, char **argv)
@@ -131,6 +135,12 @@ int cmd_probe(int argc, char **argv)
     json_t *machine = machine_json(&o, raw);
     json_decref(raw);
     int rc = check_result(machine);
+    if (rc == 0) {
+        json_t *cal = cli_calibrate(o.backend, o.p, number(machine, "g_seconds"), number(machine, "l_seconds"),
+                                    o.effort);
+        json_object_update(machine, cal);
+        json_decref(cal);
+    }
     if (rc == 0 && o.out) {
         char *text = json_dumps(machine, JSON_INDENT(2));
         cli_write_file(o.out, text);

@@ -87,6 +87,20 @@ static void check_exact(double x) {
     fatal("the predicted work or communication exceeds 2^53, beyond what the exact model counts exactly");
 }
 
+// The time of one superstep with a calibrated machine: the busiest
+// process's local time, then its h-relation and barrier.
+static double calibrated_step(const Calibration *cal, const ExactStep *st, int p, bool barrier) {
+  double busiest = 0;
+  for (int k = 0; k < p; k++) {
+    const ExactCounts *c = &st->procs[k];
+    double n[CAL_TERMS] = {(double)c->ops, (double)c->divs, (double)c->elems, (double)c->loads, (double)c->stores};
+    double t = 0;
+    for (int u = 0; u < CAL_TERMS; u++) t += cal->unit[u] * n[u];
+    busiest = fmax(busiest, t);
+  }
+  return busiest + (double)st->h * cal->g_seconds + (barrier ? cal->l_seconds : 0);
+}
+
 // The exact model's supersteps as the analysis reports them.
 static CostResult exact_result(Arena *arena, const CostRequest *req) {
   cost_shape_check(req->prog, req->params);
@@ -98,6 +112,11 @@ static CostResult exact_result(Arena *arena, const CostRequest *req) {
   for (int i = 0; i < x.nsteps; i++)
     r.steps[i] = (CostStep){(double)x.steps[i].w, (double)x.steps[i].h, x.steps[i].where, x.steps[i].what};
   check_exact(fmax(r.W, r.H));
+  const Calibration *cal = &req->machine.cal;
+  if (cal->present && !x.truncated) {
+    for (int i = 0; i < x.nsteps; i++) r.seconds += calibrated_step(cal, &x.steps[i], x.p, i + 1 < x.nsteps);
+    r.calibrated = true;
+  }
   return r;
 }
 
@@ -124,7 +143,7 @@ CostResult cost_analyse(Arena *arena, const CostRequest *req) {
   CostResult r = req->model == MODEL_EXACT ? exact_result(arena, req) : paper_result(arena, req);
   if (!r.W_form) {
     r.ops = r.W + r.H * req->machine.g + r.S * req->machine.l;
-    r.seconds = r.ops / req->machine.s;
+    if (!r.calibrated) r.seconds = r.ops / req->machine.s;
   }
   r.analysis_seconds = now() - t0;
   return r;

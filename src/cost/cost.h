@@ -25,6 +25,20 @@ typedef struct CostConstants {
   double iter;    // starting an iter (iterConst)
 } CostConstants;
 
+// The exact model's counts that calibration gives a time each (the
+// ExactCounts of exec.h, in this order).
+enum { CAL_OPS, CAL_DIVS, CAL_ELEMS, CAL_LOADS, CAL_STORES, CAL_TERMS };
+extern const char *const cal_term_names[CAL_TERMS];  // "op", "div", "elem", "load", "store"
+
+// What `vecbsp probe` measured for the exact model's seconds
+// (docs/cost-model.md, "Calibration").
+typedef struct Calibration {
+  bool present;              // the machine file has "calibration"
+  double unit[CAL_TERMS];    // seconds per unit of each count
+  double g_seconds;          // seconds per word of an h-relation
+  double l_seconds;          // seconds per barrier
+} Calibration;
+
 typedef struct Machine {
   const char *name;  // "sunhpc3500", or the "name" field of a machine file
   int p;             // number of processes
@@ -32,6 +46,7 @@ typedef struct Machine {
   double l;          // cost of a barrier, in operations
   double s;          // operations per second of one process
   CostConstants k;   // paper-model constants ("constants" in a machine file)
+  Calibration cal;   // the exact model's per-unit times, when probed
 } Machine;
 
 extern const CostConstants cost_default_constants;
@@ -73,13 +88,29 @@ typedef struct CostResult {
   bool steps_truncated;     // more supersteps than listed (W, H, S still count them all)
   double W, H, S;           // totals: sum of w, sum of h, number of barriers
   double ops;               // W + H*g + S*l
-  double seconds;           // ops / s
+  double seconds;           // ops / s, or with a calibrated machine the exact model's calibrated time
+  bool calibrated;          // seconds come from the machine's calibration
   const char *W_form;       // closed forms with closed_form (else NULL)
   const char *H_form;
   const char *S_form;
   double analysis_seconds;  // time the analysis took
   int64_t shapes;           // distinct shapes built (the analysis' memory)
 } CostResult;
+
+//
+// calibrate.c: per-unit times from measured runs.
+//
+
+// One measured run: its counts (summed over supersteps, busiest process)
+// and its time less the time of its communication and barriers.
+typedef struct CalibrationRun {
+  double count[CAL_TERMS];  // units of each term
+  double seconds;           // measured local time
+} CalibrationRun;
+
+// Non-negative least squares: unit[t] >= 0 minimising the squared relative
+// error over the runs; returns the coefficient of determination (R^2).
+double calibration_fit(const CalibrationRun *runs, int n, double unit[CAL_TERMS]);
 
 // Predicts the cost of req->prog. Errors (shape errors, constructs with no
 // closed form, limits) are diagnostics through error_at/fatal.

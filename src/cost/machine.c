@@ -9,7 +9,7 @@
 const CostConstants cost_default_constants = {.binop = 1};
 
 // The papers' machine: BSPlib's benchmark on 8 UltraSPARC II processors.
-static const Machine sunhpc3500 = {"sunhpc3500", 8, 1.6, 67150, 13e6, {.binop = 1}};
+static const Machine sunhpc3500 = {.name = "sunhpc3500", .p = 8, .g = 1.6, .l = 67150, .s = 13e6, .k = {.binop = 1}};
 
 typedef struct Reader {
   const char *path;  // for messages
@@ -59,6 +59,22 @@ static void read_constants(Reader *r, json_t *obj, CostConstants *k) {
   }
 }
 
+const char *const cal_term_names[CAL_TERMS] = {"op", "div", "elem", "load", "store"};
+
+// "calibration": {"op": seconds, ...}: the exact model's per-unit times.
+static void read_calibration(Reader *r, json_t *root, Machine *m) {
+  json_t *obj = json_object_get(root, "calibration");
+  if (!obj) return;
+  check(r, json_is_object(obj), "\"calibration\" must be an object of seconds per unit");
+  for (int t = 0; t < CAL_TERMS && !r->error[0]; t++) {
+    m->cal.unit[t] = number(r, obj, cal_term_names[t], 0, true);
+    check(r, m->cal.unit[t] >= 0, "calibration times must not be negative");
+  }
+  m->cal.g_seconds = number(r, root, "g_seconds", m->g / m->s, false);
+  m->cal.l_seconds = number(r, root, "l_seconds", m->l / m->s, false);
+  m->cal.present = true;
+}
+
 static Machine read_machine(Arena *a, const char *path) {
   json_error_t jerr;
   Reader r = {.path = path};
@@ -79,6 +95,7 @@ static Machine read_machine(Arena *a, const char *path) {
     check(&r, m.s > 0, "\"s\" (operations per second) must be positive");
     m.p = (int)p;
     read_constants(&r, json_object_get(r.root, "constants"), &m.k);
+    read_calibration(&r, r.root, &m);
   }
   json_decref(r.root);
   if (r.error[0]) fatal("%s: %s", path, r.error);

@@ -15,4 +15,8 @@ for key in s g l g_seconds l_seconds; do
         exit 1
     fi
 done
+# The calibration: a time per unit for each count of the exact model.
+for key in op div elem load store; do
+    grep -Eq "^    \"$key\": [0-9.eE+-]+,?$" "$out" || { echo "probe_check: calibration $key is missing" >&2; exit 1; }
+done
 echo "probe_check: ok"
