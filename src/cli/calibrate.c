@@ -18,39 +18,43 @@ static const CalProgram programs[] = {
     {"map", "param n\ninput v : [n]int\nmain = length (map (\\x -> x * 3 + 1) v)\n", {{"n=2000000"}, {"n=8000000"}}},
     {"divide", "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> x / 7 + x % 5) v)\n",
      {{"n=2000000"}, {"n=8000000"}}},
-    {"scan", "param n\ninput v : [n]float\nmain = fold max (prefix (+) v)\n", {{"n=2000000"}, {"n=8000000"}}},
+    {"scan", "param n\ninput v : [n]int\nmain = fold max (prefix (+) v)\n", {{"n=2000000"}, {"n=8000000"}}},
     {"rows", "param m n\ninput M : [m][n]int\nmain = fold (+) (map (fold (+)) M)\n",
      {{"m=1000", "n=2000"}, {"m=4000", "n=2000"}}},
     {"vector fold", "param m n\ninput M : [m][n]int\nmain = fold (+) (fold (\\a b -> pair_map (+) (a, b)) M)\n",
      {{"m=1000", "n=2000"}, {"m=4000", "n=2000"}}},
     {"segments", "param n\ninput v : [n]int\nmain = length (redconcat (inits v))\n", {{"n=1500"}, {"n=3000"}}},
+    {"dot", "param n\ninput a : [n]int\ninput b : [n]int\nmain = fold (+) (pair_map (*) (a, b))\n",
+     {{"n=2000000"}, {"n=8000000"}}},
+    {"broadcast",
+     "param m n\ninput v : [n]int\ninput w : [m]int\n"
+     "main = fold (+) (map (\\x -> fold (+) (map (\\y -> y * x) v)) w)\n",
+     {{"m=4", "n=1000000"}, {"m=4", "n=4000000"}}},
 };
 enum { NPROGRAMS = sizeof programs / sizeof *programs };
 
-// The counts of the busiest process of each superstep, summed, and the
-// time the model gives to communication and barriers.
-static CalibrationRun model_run(const ExactResult *x, double g_seconds, double l_seconds) {
+// The counts of each superstep's busiest process (by a first guess of the
+// per-unit times), summed, with the words of the h-relations; the time of
+// the barriers is taken off the measurement.
+static CalibrationRun model_run(const ExactResult *x, const double guess[CAL_TERMS], double l_seconds) {
   CalibrationRun run = {0};
-  double comm = 0;
   for (int i = 0; i < x->nsteps; i++) {
     const ExactStep *st = &x->steps[i];
     int busiest = 0;
     for (int k = 1; k < x->p; k++)
-      if (st->procs[k].ops + st->procs[k].loads + st->procs[k].stores >
-          st->procs[busiest].ops + st->procs[busiest].loads + st->procs[busiest].stores)
-        busiest = k;
+      if (cost_local_seconds(guess, &st->procs[k]) > cost_local_seconds(guess, &st->procs[busiest])) busiest = k;
     const ExactCounts *c = &st->procs[busiest];
-    double n[CAL_TERMS] = {(double)c->ops, (double)c->divs, (double)c->elems, (double)c->loads, (double)c->stores};
-    for (int t = 0; t < CAL_TERMS; t++) run.count[t] += n[t];
-    comm += (double)st->h * g_seconds + (i + 1 < x->nsteps ? l_seconds : 0);
+    double n[CAL_WORDS] = {(double)c->ops, (double)c->divs, (double)c->elems, (double)c->loads, (double)c->stores};
+    for (int t = 0; t < CAL_WORDS; t++) run.count[t] += n[t];
+    run.count[CAL_WORDS] += (double)st->h;
+    run.seconds -= i + 1 < x->nsteps ? l_seconds : 0;
   }
-  run.seconds = -comm;
   return run;
 }
 
 // Runs one program at one size: the measured local time and its counts.
 static CalibrationRun measure_one(Arena *a, const CalProgram *cp, int size, const Options *base, int p,
-                                  double g_seconds, double l_seconds) {
+                                  const double guess[CAL_TERMS], double l_seconds) {
   Program *prog = cli_load_string(a, cp->name, cp->source);
   Options opt = *base;
   opt.defines = (const char **)cp->sizes[size];
@@ -58,14 +62,14 @@ static CalibrationRun measure_one(Arena *a, const CalProgram *cp, int size, cons
   int64_t *params = cli_bind_params(a, prog, &opt);
   ExactResult x;
   exact_cost(prog, params, p, &x);
-  CalibrationRun run = model_run(&x, g_seconds, l_seconds);
+  CalibrationRun run = model_run(&x, guess, l_seconds);
   RunOutcome o = runner_execute(a, runner_build(a, prog, &opt), &opt, p);
   run.seconds += o.median;
   runner_free(&o);
   return run;
 }
 
-json_t *cli_calibrate(const char *backend, int p, double g_seconds, double l_seconds, const char *effort) {
+json_t *cli_calibrate(const char *backend, int p, double s, double l_seconds, const char *effort) {
   Arena *a = arena_new();
   Options base = {.backend = backend, .has_seed = true, .seed = 1};
   base.repeat = effort && strcmp(effort, "--quick") == 0 ? 1 : effort && strcmp(effort, "--long") == 0 ? 15 : 5;
@@ -73,9 +77,11 @@ json_t *cli_calibrate(const char *backend, int p, double g_seconds, double l_sec
   CalibrationRun runs[NPROGRAMS * 2];
   int n = 0;
   json_t *report = json_array();
+  // The busiest process is chosen by operations first (one per 1/s seconds).
+  double guess[CAL_TERMS] = {1 / s, 1 / s, 0, 0, 0, 0};
   for (int i = 0; i < NPROGRAMS; i++)
-    for (int s = 0; s < sizes; s++) {
-      CalibrationRun r = measure_one(a, &programs[i], s, &base, p, g_seconds, l_seconds);
+    for (int size = 0; size < sizes; size++) {
+      CalibrationRun r = measure_one(a, &programs[i], size, &base, p, guess, l_seconds);
       json_t *row = json_pack("{s:s, s:f}", "program", programs[i].name, "seconds", r.seconds);
       for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(row, cal_term_names[t], json_real(r.count[t]));
       json_array_append_new(report, row);

@@ -87,18 +87,19 @@ static void check_exact(double x) {
     fatal("the predicted work or communication exceeds 2^53, beyond what the exact model counts exactly");
 }
 
+double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c) {
+  double n[CAL_WORDS] = {(double)c->ops, (double)c->divs, (double)c->elems, (double)c->loads, (double)c->stores};
+  double t = 0;
+  for (int u = 0; u < CAL_WORDS; u++) t += unit[u] * n[u];
+  return t;
+}
+
 // The time of one superstep with a calibrated machine: the busiest
 // process's local time, then its h-relation and barrier.
 static double calibrated_step(const Calibration *cal, const ExactStep *st, int p, bool barrier) {
   double busiest = 0;
-  for (int k = 0; k < p; k++) {
-    const ExactCounts *c = &st->procs[k];
-    double n[CAL_TERMS] = {(double)c->ops, (double)c->divs, (double)c->elems, (double)c->loads, (double)c->stores};
-    double t = 0;
-    for (int u = 0; u < CAL_TERMS; u++) t += cal->unit[u] * n[u];
-    busiest = fmax(busiest, t);
-  }
-  return busiest + (double)st->h * cal->g_seconds + (barrier ? cal->l_seconds : 0);
+  for (int k = 0; k < p; k++) busiest = fmax(busiest, cost_local_seconds(cal->unit, &st->procs[k]));
+  return busiest + (double)st->h * cal->unit[CAL_WORDS] + (barrier ? cal->l_seconds : 0);
 }
 
 // The exact model's supersteps as the analysis reports them.

@@ -25,17 +25,16 @@ typedef struct CostConstants {
   double iter;    // starting an iter (iterConst)
 } CostConstants;
 
-// The exact model's counts that calibration gives a time each (the
-// ExactCounts of exec.h, in this order).
-enum { CAL_OPS, CAL_DIVS, CAL_ELEMS, CAL_LOADS, CAL_STORES, CAL_TERMS };
-extern const char *const cal_term_names[CAL_TERMS];  // "op", "div", "elem", "load", "store"
+// The exact model's counts that calibration gives a time each: the
+// ExactCounts of exec.h, in this order, then the words of h-relations.
+enum { CAL_OPS, CAL_DIVS, CAL_ELEMS, CAL_LOADS, CAL_STORES, CAL_WORDS, CAL_TERMS };
+extern const char *const cal_term_names[CAL_TERMS];  // "op", "div", "elem", "load", "store", "word"
 
 // What `vecbsp probe` measured for the exact model's seconds
 // (docs/cost-model.md, "Calibration").
 typedef struct Calibration {
   bool present;              // the machine file has "calibration"
-  double unit[CAL_TERMS];    // seconds per unit of each count
-  double g_seconds;          // seconds per word of an h-relation
+  double unit[CAL_TERMS];    // seconds per unit of each count (CAL_WORDS: per word of h)
   double l_seconds;          // seconds per barrier
 } Calibration;
 
@@ -107,6 +106,10 @@ typedef struct CalibrationRun {
   double count[CAL_TERMS];  // units of each term
   double seconds;           // measured local time
 } CalibrationRun;
+
+typedef struct ExactCounts ExactCounts;
+// The local time of a process that did c, at these per-unit times.
+double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c);
 
 // Non-negative least squares: unit[t] >= 0 minimising the squared relative
 // error over the runs; returns the coefficient of determination (R^2).
