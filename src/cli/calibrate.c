@@ -24,6 +24,10 @@ static const CalProgram programs[] = {
     {"vector fold", "param m n\ninput M : [m][n]int\nmain = fold (+) (fold (\\a b -> pair_map (+) (a, b)) M)\n",
      {{"m=1000", "n=2000"}, {"m=4000", "n=2000"}}},
     {"segments", "param n\ninput v : [n]int\nmain = length (redconcat (inits v))\n", {{"n=1500"}, {"n=3000"}}},
+    {"short rows", "param m n\ninput M : [m][n]int\nmain = fold (+) (map (fold (+)) M)\n",
+     {{"m=250000", "n=8"}, {"m=1000000", "n=8"}}},
+    {"segment sums", "param n\ninput v : [n]int\nmain = fold max (map (fold (+)) (inits v))\n",
+     {{"n=1500"}, {"n=3000"}}},
     {"dot", "param n\ninput a : [n]int\ninput b : [n]int\nmain = fold (+) (pair_map (*) (a, b))\n",
      {{"n=2000000"}, {"n=8000000"}}},
     {"broadcast",
@@ -71,7 +75,7 @@ static CalibrationRun measure_one(Arena *a, const CalProgram *cp, int size, cons
 
 json_t *cli_calibrate(const char *backend, int p, double s, double l_seconds, const char *effort) {
   Arena *a = arena_new();
-  Options base = {.backend = backend, .has_seed = true, .seed = 1};
+  Options base = {.backend = backend, .has_seed = true, .seed = 1, .warmup = true};
   base.repeat = effort && strcmp(effort, "--quick") == 0 ? 1 : effort && strcmp(effort, "--long") == 0 ? 15 : 5;
   int sizes = effort && strcmp(effort, "--quick") == 0 ? 1 : 2;
   CalibrationRun runs[NPROGRAMS * 2];

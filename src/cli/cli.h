@@ -35,6 +35,7 @@ typedef struct Options {
   bool profile;            // --profile (run)
   const char *output;      // -o FILE
   const char *effort;      // --quick or --long (probe), NULL for the default
+  bool warmup;             // not a flag: runs one untimed repetition first (sweep --measure)
 } Options;
 
 // Parses argv[1..] (argv[0] is the subcommand name). Unknown flags and

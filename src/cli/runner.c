@@ -193,7 +193,8 @@ RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p) 
   for (int i = 0; i < opt->ndefines; i++) argv[nargs++] = "-D", argv[nargs++] = (char *)opt->defines[i];
   for (int i = 0; i < opt->ninputs; i++) argv[nargs++] = "--input", argv[nargs++] = (char *)opt->inputs[i];
   if (opt->has_seed) argv[nargs++] = arena_printf(a, "--random=%llu", (unsigned long long)opt->seed);
-  argv[nargs++] = arena_printf(a, "--repeat=%d", opt->repeat ? opt->repeat : 1);
+  int repeat = (opt->repeat ? opt->repeat : 1) + (opt->warmup ? 1 : 0);
+  argv[nargs++] = arena_printf(a, "--repeat=%d", repeat);
   char *out = temp_path(a, "out"), *err = temp_path(a, "err"), *times = temp_path(a, "times");
   char *profile = opt->profile ? temp_path(a, "profile") : NULL;
   const char *env[] = {arena_printf(a, "VECBSP_TIMES=%s", times),
@@ -209,12 +210,13 @@ RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p) 
     o.result = slurp(out);
     o.result[strcspn(o.result, "\n")] = '\0';
     read_times(times, &o);
-    if (profile) read_profile(profile, opt->repeat ? opt->repeat : 1, &o);
+    if (profile) read_profile(profile, repeat, &o);
   }
   const char *files[] = {out, err, times, profile};
   for (int i = 0; i < 4; i++)
     if (files[i]) unlink(files[i]);
   if (status != 0) exit(1);
+  if (opt->warmup && o.nseconds > 1) memmove(o.seconds, o.seconds + 1, (size_t)--o.nseconds * sizeof *o.seconds);
   if (o.nseconds == 0) fatal("the program did not report its time");
   qsort(o.seconds, (size_t)o.nseconds, sizeof *o.seconds, by_value);
   o.min = o.seconds[0];

@@ -139,12 +139,14 @@ static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw-
 static void measure(Sweep *sw) {
   Options run = sw->opt;
   if (!run.repeat) run.repeat = 3;
+  run.warmup = true;  // steady state: the first run pays for page faults and buffer growth
   for (int j = 0; j < sw->nprogs; j++) {
     Arena *a = arena_new();
     char *exe = runner_build(a, sw->progs[j], &run);
     for (int64_t i = 0; i < sw->npoints; i++) {
       Options o = point_options(sw, a, i);
       o.repeat = run.repeat;
+      o.warmup = true;
       RunOutcome r = runner_execute(a, exe, &o, point_p(sw, i));
       sample(sw, i, j)->measured = r.median;
       sample(sw, i, j)->measured_min = r.min;
