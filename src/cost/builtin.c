@@ -81,11 +81,18 @@ static Sz length_op(Analysis *a, Op op, Sz x, Sz y, Site *site) {
 // map, pair_map, c_prod: every element computed by the function, locally.
 //
 
-static Shape *map_elems(Analysis *a, Shape *f, Shape *x, ElemCosts *ec) {
+// f applied to element i of x (and of y, for pair_map).
+static Res apply_elem(Analysis *a, Shape *f, Shape *x, Shape *y, int64_t i) {
+  if (y) return eval_apply2_local(a, f, shape_elem(x, i), shape_elem(y, i));
+  return eval_apply_local(a, f, shape_elem(x, i));
+}
+
+// map f x, or pair_map f (x, y) when y is given: the elements and their costs.
+static Shape *map_elems(Analysis *a, Shape *f, Shape *x, Shape *y, ElemCosts *ec) {
   *ec = (ElemCosts){x->n, num_of(0), NULL};
-  if (x->kind == SH_VEC) {
+  if (x->kind == SH_VEC && (!y || y->kind == SH_VEC)) {
     if (sz_is(x->n, 0)) return x;
-    Res r = eval_apply_local(a, f, x->a);
+    Res r = apply_elem(a, f, x, y, 0);
     ec->each1 = r.cost;
     return shape_vec(&a->sh, x->n, r.s);
   }
@@ -93,7 +100,7 @@ static Shape *map_elems(Analysis *a, Shape *f, Shape *x, ElemCosts *ec) {
   Shape **out = arena_calloc(a->arena, (size_t)n, sizeof *out);
   ec->each = arena_calloc(a->arena, (size_t)n, sizeof *ec->each);
   for (int64_t i = 0; i < n; i++) {
-    Res r = eval_apply_local(a, f, x->elems[i]);
+    Res r = apply_elem(a, f, x, y, i);
     out[i] = r.s;
     ec->each[i] = r.cost;
   }
@@ -101,26 +108,10 @@ static Shape *map_elems(Analysis *a, Shape *f, Shape *x, ElemCosts *ec) {
 }
 
 static Shape *pair_map_elems(Analysis *a, Shape *f, Shape *ab, ElemCosts *ec, Site *site) {
-  Shape *x = ab->a, *y = ab->b;
-  if (!sz_equal(x->n, y->n))
-    error_at(site->pos, "pair_map on vectors of different lengths (%s and %s)", sz_format(a->arena, a->pc, x->n),
-             sz_format(a->arena, a->pc, y->n));
-  *ec = (ElemCosts){x->n, num_of(0), NULL};
-  if (x->kind == SH_VEC && y->kind == SH_VEC) {
-    if (sz_is(x->n, 0)) return x;
-    Res r = eval_apply2_local(a, f, x->a, y->a);
-    ec->each1 = r.cost;
-    return shape_vec(&a->sh, x->n, r.s);
-  }
-  int64_t n = x->n.k;
-  Shape **out = arena_calloc(a->arena, (size_t)n, sizeof *out);
-  ec->each = arena_calloc(a->arena, (size_t)n, sizeof *ec->each);
-  for (int64_t i = 0; i < n; i++) {
-    Res r = eval_apply2_local(a, f, shape_elem(x, i), shape_elem(y, i));
-    out[i] = r.s;
-    ec->each[i] = r.cost;
-  }
-  return shape_vector(&a->sh, out, n);
+  if (!sz_equal(ab->a->n, ab->b->n))
+    error_at(site->pos, "pair_map on vectors of different lengths (%s and %s)", sz_format(a->arena, a->pc, ab->a->n),
+             sz_format(a->arena, a->pc, ab->b->n));
+  return map_elems(a, f, ab->a, ab->b, ec);
 }
 
 // Row j of c_prod f x y: f applied to every element of x and y_j.
@@ -209,7 +200,7 @@ static Shape *prefix_value(Analysis *a, Shape *op, Shape *x) {
 }
 
 // A top-level skeleton starts, taking x as it is when dist left it distributed.
-static void start(Analysis *a, Shape *f, Shape *x, Site *dist, Site *site) { a->ops->start(a, f, dist ? NULL : x, site); }
+static void start(Analysis *a, Shape *f, Shape *x, Site *dist, Site *site) { paper_start(a, f, dist ? NULL : x, site); }
 
 static Res reduce(Analysis *a, Shape *f, Shape *x, Site *dist, EvalMode m, Site *site) {
   Builtin b = site->b;
@@ -225,8 +216,8 @@ static Res reduce(Analysis *a, Shape *f, Shape *x, Site *dist, EvalMode m, Site 
     return result(s, num_mul(a->pc, c, steps), NULL);
   }
   start(a, f, x, dist, site);
-  if (b == B_FOLD) a->ops->fold(a, x, c, e, site);
-  else a->ops->prefix(a, x, c, e, site);
+  if (b == B_FOLD) paper_fold(a, x, c, e, site);
+  else paper_prefix(a, x, c, e, site);
   return result(s, num_of(0), plan_leaves_distributed(b) ? site : NULL);
 }
 
@@ -270,16 +261,16 @@ static Res skeleton(Analysis *a, Shape *f, Res last, EvalMode m, Site *site) {
     Shape *s = segments_shape(a, b, x, site);
     if (!top) return result(s, concat_cost(a, x->n), NULL);
     start(a, f, x, dist, site);
-    a->ops->segments(a, x, site);
+    paper_segments(a, x, site);
     return result(s, num_of(0), plan_leaves_distributed(b) ? site : NULL);
   }
   ElemCosts ec;
-  Shape *s = b == B_MAP        ? map_elems(a, f->elems[0], x, &ec)
+  Shape *s = b == B_MAP        ? map_elems(a, f->elems[0], x, NULL, &ec)
            : b == B_PAIR_MAP   ? pair_map_elems(a, f->elems[0], x, &ec, site)
                                : c_prod_elems(a, f->elems[0], f->elems[1], x, &ec);
   if (!top) return result(s, elem_total(a, &ec), NULL);
   start(a, f, x, dist, site);
-  a->ops->local(a, &ec, site);
+  paper_local(a, &ec, site);
   return result(s, num_of(0), plan_leaves_distributed(b) ? site : NULL);
 }
 

@@ -55,7 +55,6 @@ static Analysis *analysis_new(Arena *arena, const CostRequest *req) {
   Program *prog = req->prog;
   a->arena = arena;
   a->prog = prog;
-  a->ops = &cost_paper_model;
   a->machine = req->machine;
   a->k = req->machine.k;
   a->p = req->machine.p;
@@ -78,7 +77,7 @@ static Analysis *analysis_new(Arena *arena, const CostRequest *req) {
 static void run_main(Analysis *a) {
   Program *prog = a->prog;
   eval_force(a, eval_expr(a, prog->main->body, NULL, EVAL_TOP));
-  a->ops->end(a, prog->main->pos);
+  paper_end(a, prog->main->pos);
 }
 
 // The exact model counts in doubles, exact below 2^53.

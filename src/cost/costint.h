@@ -1,5 +1,5 @@
 // costint.h: internals of the cost analyser, shared by the files of
-// src/cost (and by its tests): the supersteps, the models and the
+// src/cost (and by its tests): the supersteps, the paper model and the
 // analysis state (numbers and shapes are in shape.h).
 #ifndef VECBSP_COSTINT_H
 #define VECBSP_COSTINT_H
@@ -51,7 +51,7 @@ void steps_add(Analysis *a, Num dW, Num dH, Num dS);
 void steps_repeat(Analysis *a, StepsMark from, int64_t times);
 
 //
-// The models: what a top-level skeleton costs, superstep by superstep.
+// paper.c: the paper model: what a top-level skeleton costs, superstep by superstep.
 //
 
 // Costs of the elements of a map-like skeleton's result.
@@ -61,27 +61,23 @@ typedef struct ElemCosts {
   Num *each;  // else the cost of element i (n.k entries)
 } ElemCosts;
 
-typedef struct ModelOps {
-  // Sequential work on process 0 (top level).
-  void (*work)(Analysis *a, Num w);
-  // A skeleton starts: f is the skeleton partially applied (its function,
-  // and c_prod's x), x its argument when that is not already distributed.
-  void (*start)(Analysis *a, Shape *f, Shape *x, Site *site);
-  // map, pair_map, c_prod: each process computes its block.
-  void (*local)(Analysis *a, const ElemCosts *ec, Site *site);
-  // A distributed result (of the skeleton at site) goes to process 0.
-  void (*gather)(Analysis *a, Shape *v, Site *site);
-  // fold of a distributed x whose elements have shape e; c per operator application.
-  void (*fold)(Analysis *a, Shape *x, Num c, Shape *e, Site *site);
-  // prefix of a distributed x, result left distributed.
-  void (*prefix)(Analysis *a, Shape *x, Num c, Shape *e, Site *site);
-  // inits/tails of a distributed x, result left distributed.
-  void (*segments)(Analysis *a, Shape *x, Site *site);
-  // The last superstep, at the end of main.
-  void (*end)(Analysis *a, Pos where);
-} ModelOps;
-
-extern const ModelOps cost_paper_model;
+// Sequential work on process 0 (top level).
+void paper_work(Analysis *a, Num w);
+// A skeleton starts: f is the skeleton partially applied (its function,
+// and c_prod's x), x its argument when that is not already distributed.
+void paper_start(Analysis *a, Shape *f, Shape *x, Site *site);
+// map, pair_map, c_prod: each process computes its block.
+void paper_local(Analysis *a, const ElemCosts *ec, Site *site);
+// A distributed result (of the skeleton at site) goes to process 0.
+void paper_gather(Analysis *a, Shape *v, Site *site);
+// fold of a distributed x whose elements have shape e; c per operator application.
+void paper_fold(Analysis *a, Shape *x, Num c, Shape *e, Site *site);
+// prefix of a distributed x, result left distributed.
+void paper_prefix(Analysis *a, Shape *x, Num c, Shape *e, Site *site);
+// inits/tails of a distributed x, result left distributed.
+void paper_segments(Analysis *a, Shape *x, Site *site);
+// The last superstep, at the end of main.
+void paper_end(Analysis *a, Pos where);
 
 //
 // eval.c and builtin.c: the abstract interpreter.
@@ -118,7 +114,6 @@ typedef struct MemoTable {
 struct Analysis {
   Arena *arena;             // owns everything below
   Program *prog;            // the program analysed
-  const ModelOps *ops;      // the model's top-level costs
   Machine machine;          // p, g, l, s
   int p;                    // processes (0 in a closed-form analysis)
   Num P;                    // p as a number (a symbol in a closed-form analysis)

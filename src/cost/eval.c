@@ -213,7 +213,7 @@ static void memo_add(Analysis *a, Shape *f, Shape *x, Res r) {
 //
 
 Shape *eval_force(Analysis *a, Res r) {
-  if (r.dist) a->ops->gather(a, r.s, r.dist);
+  if (r.dist) paper_gather(a, r.s, r.dist);
   return r.s;
 }
 
@@ -231,7 +231,7 @@ static Res bound(Analysis *a, Res r, EvalMode m) {
 void eval_spend(Analysis *a, EvalMode m, Res *r, Num c) {
   if (num_is_zero(c)) return;
   if (m == EVAL_LOCAL) r->cost = num_add(a->pc, r->cost, c);
-  else a->ops->work(a, c);
+  else paper_work(a, c);
 }
 
 // A builtin or operator given one more argument than it had.

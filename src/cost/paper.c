@@ -25,7 +25,7 @@ static void close_step(Analysis *a, Num h, Site *site, const char *what) {
   a->st.w = num_of(0);
 }
 
-static void work(Analysis *a, Num w) { a->st.w = add(a, a->st.w, w); }
+void paper_work(Analysis *a, Num w) { a->st.w = add(a, a->st.w, w); }
 
 // Words of the first integer block of an irregular vector.
 static double first_block_words(Analysis *a, Shape *x) {
@@ -46,7 +46,7 @@ static Num scatter_words(Analysis *a, Shape *x, Site *site) {
 // argument, then synchronise; when the argument was left distributed
 // (data pattern 1) only the broadcast remains, with its barrier only when
 // there is data to send (the paper's hand analysis of algorithm (2)).
-static void start(Analysis *a, Shape *f, Shape *x, Site *site) {
+void paper_start(Analysis *a, Shape *f, Shape *x, Site *site) {
   if (!x && num_is_zero(f->words)) return;
   Num h = mul(a, f->words, p_minus_1(a));
   if (x) h = add(a, h, scatter_words(a, x, site));
@@ -54,9 +54,9 @@ static void start(Analysis *a, Shape *f, Shape *x, Site *site) {
 }
 
 // apcost_map: the per-element cost times len/p, or maxsum over blocks.
-static void local(Analysis *a, const ElemCosts *ec, Site *site) {
+void paper_local(Analysis *a, const ElemCosts *ec, Site *site) {
   if (!ec->each) {
-    work(a, mul(a, ec->each1, per_process(a, ec->n, site)));
+    paper_work(a, mul(a, ec->each1, per_process(a, ec->n, site)));
     return;
   }
   double most = 0;
@@ -66,45 +66,43 @@ static void local(Analysis *a, const ElemCosts *ec, Site *site) {
       sum += ec->each[i].v;
     if (sum > most) most = sum;
   }
-  work(a, num_of(most));
+  paper_work(a, num_of(most));
 }
 
-static void gather(Analysis *a, Shape *v, Site *site) { close_step(a, scatter_words(a, v, site), site, "gather"); }
+void paper_gather(Analysis *a, Shape *v, Site *site) { close_step(a, scatter_words(a, v, site), site, "gather"); }
 
 // ap_cost_fold: len/p - 1 local steps, t_size(iter_rlt)*(p-1) words to
 // process 0, then p-1 steps there.
-static void fold(Analysis *a, Shape *x, Num c, Shape *e, Site *site) {
-  work(a, mul(a, c, sub(a, per_process(a, x->n, site), num_of(1))));
+void paper_fold(Analysis *a, Shape *x, Num c, Shape *e, Site *site) {
+  paper_work(a, mul(a, c, sub(a, per_process(a, x->n, site), num_of(1))));
   close_step(a, mul(a, e->words, p_minus_1(a)), site, "gather partial results");
-  work(a, mul(a, c, p_minus_1(a)));
+  paper_work(a, mul(a, c, p_minus_1(a)));
 }
 
 // shape_prefix: local prefix, log p tree rounds and a shift (one element
 // each), then the offsets; the gather comes when the result is needed.
-static void prefix(Analysis *a, Shape *x, Num c, Shape *e, Site *site) {
+void paper_prefix(Analysis *a, Shape *x, Num c, Shape *e, Site *site) {
   Num np = per_process(a, x->n, site);
-  work(a, mul(a, c, sub(a, np, num_of(1))));
+  paper_work(a, mul(a, c, sub(a, np, num_of(1))));
   close_step(a, e->words, site, "tree round");
   steps_close_times(a, c, e->words, a->LOG2P, site, label(a, site, "tree round or shift"));
-  work(a, mul(a, c, np));
+  paper_work(a, mul(a, c, np));
 }
 
 // shape_inits / shape_tails: local segments, then p-1 shifts of a block
 // to the right neighbour, each prepended to every local segment.
-static void segments(Analysis *a, Shape *x, Site *site) {
+void paper_segments(Analysis *a, Shape *x, Site *site) {
   Num np = per_process(a, x->n, site);
   Num build = mul(a, num_of(a->k.concat), np);
   Num shift = x->kind == SH_VEC ? mul(a, x->a->words, np) : num_of(first_block_words(a, x));
-  work(a, build);
+  paper_work(a, build);
   for (int k = 1; k < a->p; k++) {
     close_step(a, shift, site, "shift");
-    work(a, build);
+    paper_work(a, build);
   }
 }
 
-static void end(Analysis *a, Pos where) {
+void paper_end(Analysis *a, Pos where) {
   steps_final(a, a->st.w, where);
   a->st.w = num_of(0);
 }
-
-const ModelOps cost_paper_model = {work, start, local, gather, fold, prefix, segments, end};

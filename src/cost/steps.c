@@ -101,7 +101,7 @@ void steps_repeat(Analysis *a, StepsMark from, int64_t times) {
   PolyCtx *c = a->pc;
   Num t = num_of((double)times);
   if (st->closed == from.closed) {  // work on process 0 only
-    a->ops->work(a, num_mul(c, num_sub(c, open_work(a), from.w), t));
+    paper_work(a, num_mul(c, num_sub(c, open_work(a), from.w), t));
     return;
   }
   steps_add(a, num_mul(c, num_sub(c, st->W, from.W), t), num_mul(c, num_sub(c, st->H, from.H), t),
