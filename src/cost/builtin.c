@@ -12,7 +12,7 @@ enum { SIMULATE_MAX = 1 << 20, ITER_MAX = 1 << 24 };
 
 int shape_arity(Shape *f) { return f->node->kind == N_OPFN ? 2 : builtin_arity(f->node->builtin); }
 
-static Res result(Shape *s, Num cost, Site *dist) { return (Res){s, cost, dist, NULL}; }
+static Res result(Shape *s, Num cost, Site *dist) { return (Res){s, cost, dist}; }
 
 static Res value(Shape *s) { return result(s, num_of(0), NULL); }
 
@@ -443,7 +443,5 @@ Res builtin_run(Analysis *a, Shape *f, Res last, EvalMode m, Node *app) {
   Num c;
   Res r = value(sequential(a, f, x, &c, site));
   eval_spend(a, m, &r, c);
-  // fst and snd of a variable still refer to all of it.
-  if (site->b == B_FST || site->b == B_SND) r.origin = last.origin;
   return r;
 }

@@ -91,10 +91,9 @@ typedef enum { EVAL_TOP, EVAL_LOCAL } EvalMode;
 // at top level costs go to the supersteps) and, at top level, whether it
 // was left distributed by the skeleton at dist.
 typedef struct Res {
-  Shape *s;        // the value
-  Num cost;        // local mode: operations
-  Site *dist;      // top level: the skeleton that left it distributed, or NULL
-  Origin *origin;  // top level: a literal, parameter, input or variable as it is (else NULL)
+  Shape *s;    // the value
+  Num cost;    // local mode: operations
+  Site *dist;  // top level: the skeleton that left it distributed, or NULL
 } Res;
 
 // What a lambda needs from its surroundings.
@@ -122,10 +121,7 @@ struct Analysis {
   CostConstants k;          // operation constants
   Shape **params;           // value of each param (SH_SIZE)
   Shape **inputs;           // shape of each input
-  Origin **input_origins;   // by input index
   Shape **def_vals;         // by def index: a data def's value once evaluated
-  Origin **def_origins;     // by def index: a data def's origin
-  Origin no_data;           // literals and params: nothing to send
   FunInfo *fun;             // by lambda node id: captured binders and globals
   PtrVec *def_globals;      // by def index: the globals a function def uses
   Shapes sh;                // the shapes built (hash-consed)
@@ -141,9 +137,6 @@ Res eval_apply2_local(Analysis *a, Shape *f, Shape *x, Shape *y);
 Shape *eval_force(Analysis *a, Res r);
 void eval_prepare(Analysis *a);
 void eval_spend(Analysis *a, EvalMode m, Res *r, Num c);
-Origin *eval_origin(Analysis *a, Res r);  // the origin of r when it is bound to a variable
-Origin *eval_def_origin(Analysis *a, Decl *d);  // a data def's, evaluating it first
-void eval_function_items(Analysis *a, Shape *f, PtrVec *items);  // Origins f carries, added once
 
 Res builtin_run(Analysis *a, Shape *f, Res last, EvalMode m, Node *app);
 int shape_arity(Shape *f);

@@ -11,13 +11,12 @@
 typedef struct Env {
   Node *binder;       // the N_LAM or N_LET binding the variable
   Shape *val;         // its value
-  Origin *origin;     // top level: where the value comes from (NULL in local mode)
   struct Env *outer;  // enclosing bindings
 } Env;
 
-static Env *bind(Analysis *a, Env *outer, Node *binder, Shape *val, Origin *origin) {
+static Env *bind(Analysis *a, Env *outer, Node *binder, Shape *val) {
   Env *e = arena_alloc(a->arena, sizeof *e);
-  *e = (Env){binder, val, origin, outer};
+  *e = (Env){binder, val, outer};
   return e;
 }
 
@@ -97,73 +96,46 @@ void eval_prepare(Analysis *a) {
   a->fun = arena_calloc(a->arena, (size_t)prog->nnodes + 1, sizeof *a->fun);
   a->def_globals = arena_calloc(a->arena, (size_t)prog->ndefs + 1, sizeof *a->def_globals);
   a->def_vals = arena_calloc(a->arena, (size_t)prog->ndefs + 1, sizeof *a->def_vals);
-  a->def_origins = arena_calloc(a->arena, (size_t)prog->ndefs + 1, sizeof *a->def_origins);
-  a->input_origins = arena_calloc(a->arena, (size_t)prog->ninputs + 1, sizeof *a->input_origins);
-  for (int i = 0; i < prog->ninputs; i++) {
-    a->input_origins[i] = arena_alloc(a->arena, sizeof(Origin));
-    a->input_origins[i]->value = a->inputs[i];
-  }
   for (int i = 0; i < prog->ndefs; i++) prepare(a, prog->defs[i]->body, NULL, &a->def_globals[i]);
   PtrVec main_globals = {0};
   prepare(a, prog->main->body, NULL, &main_globals);
 }
 
 //
-// Origins: what a function carries when a skeleton sends it.
+// Closures: the values a function carries when a skeleton sends it.
 //
 
-static Origin *new_origin(Analysis *a, Shape *value) {
-  Origin *o = arena_alloc(a->arena, sizeof *o);
-  o->value = value;
-  return o;
-}
-
-Origin *eval_origin(Analysis *a, Res r) { return r.origin ? r.origin : new_origin(a, r.s); }
-
 // A data def is evaluated once, at top level, when first needed.
-Origin *eval_def_origin(Analysis *a, Decl *d) {
+static Shape *def_value(Analysis *a, Decl *d) {
   int i = d->index;
-  if (!a->def_vals[i]) {
-    Res r = eval_expr(a, d->body, NULL, EVAL_TOP);
-    r.s = eval_force(a, r);
-    r.dist = NULL;
-    a->def_vals[i] = r.s;
-    a->def_origins[i] = eval_origin(a, r);
-  }
-  return a->def_origins[i];
+  if (!a->def_vals[i]) a->def_vals[i] = eval_force(a, eval_expr(a, d->body, NULL, EVAL_TOP));
+  return a->def_vals[i];
 }
 
-static Origin *global_origin(Analysis *a, Decl *d) {
-  return d->kind == D_INPUT ? a->input_origins[d->index] : eval_def_origin(a, d);
+static Shape *global_value(Analysis *a, Decl *d) {
+  return d->kind == D_INPUT ? a->inputs[d->index] : def_value(a, d);
 }
 
 // The words of the inputs and data defs a lambda uses (evaluating the defs).
 static Num global_words(Analysis *a, FunInfo *f) {
   Num w = num_of(0);
-  for (int i = 0; i < f->globals.len; i++)
-    w = num_add(a->pc, w, global_origin(a, f->globals.data[i])->value->words);
+  for (int i = 0; i < f->globals.len; i++) w = num_add(a->pc, w, global_value(a, f->globals.data[i])->words);
   return w;
 }
 
-static Shape *make_closure(Analysis *a, Node *lam, Env *env, EvalMode m) {
+static Shape *make_closure(Analysis *a, Node *lam, Env *env) {
   FunInfo *f = &a->fun[lam->id];
   int n = f->captured.len;
   Shape **captured = arena_calloc(a->arena, (size_t)n + 1, sizeof *captured);
-  Origin **origins = m == EVAL_TOP ? arena_calloc(a->arena, (size_t)n + 1, sizeof *origins) : NULL;
-  for (int i = 0; i < n; i++) {
-    Env *e = lookup(env, f->captured.data[i]);
-    captured[i] = e->val;
-    if (origins) origins[i] = e->origin;
-  }
-  return shape_closure(&a->sh, lam, captured, origins, n, global_words(a, f));
+  for (int i = 0; i < n; i++) captured[i] = lookup(env, f->captured.data[i])->val;
+  return shape_closure(&a->sh, lam, captured, n, global_words(a, f));
 }
 
-static Env *closure_env(Analysis *a, Shape *f, Res arg) {
+static Env *closure_env(Analysis *a, Shape *f, Shape *arg) {
   FunInfo *fi = &a->fun[f->node->id];
   Env *env = NULL;
-  for (int i = 0; i < fi->captured.len; i++)
-    env = bind(a, env, fi->captured.data[i], f->elems[i], f->origins ? f->origins[i] : NULL);
-  return bind(a, env, f->node, arg.s, arg.origin);
+  for (int i = 0; i < fi->captured.len; i++) env = bind(a, env, fi->captured.data[i], f->elems[i]);
+  return bind(a, env, f->node, arg);
 }
 
 //
@@ -217,16 +189,7 @@ Shape *eval_force(Analysis *a, Res r) {
   return r.s;
 }
 
-static Res value(Shape *s) { return (Res){s, num_of(0), NULL, NULL}; }
-
-// A value given as it is: a literal or parameter (free) or a variable.
-static Res as_is(Shape *s, Origin *origin) { return (Res){s, num_of(0), NULL, origin}; }
-
-// The value of r on process 0, as a variable would hold it.
-static Res bound(Analysis *a, Res r, EvalMode m) {
-  Shape *s = eval_force(a, r);
-  return as_is(s, m == EVAL_TOP ? eval_origin(a, (Res){s, r.cost, NULL, r.origin}) : NULL);
-}
+static Res value(Shape *s) { return (Res){s, num_of(0), NULL}; }
 
 void eval_spend(Analysis *a, EvalMode m, Res *r, Num c) {
   if (num_is_zero(c)) return;
@@ -235,34 +198,30 @@ void eval_spend(Analysis *a, EvalMode m, Res *r, Num c) {
 }
 
 // A builtin or operator given one more argument than it had.
-static Res extend_partial(Analysis *a, Shape *f, Res x, EvalMode m) {
+static Res extend_partial(Analysis *a, Shape *f, Res x) {
   int n = f->nargs;
   Shape **args = arena_calloc(a->arena, (size_t)n + 1, sizeof *args);
-  Origin **origins = m == EVAL_TOP ? arena_calloc(a->arena, (size_t)n + 1, sizeof *origins) : NULL;
   if (n) memcpy(args, f->elems, (size_t)n * sizeof *args);
-  if (n && origins && f->origins) memcpy(origins, f->origins, (size_t)n * sizeof *origins);
-  Res arg = bound(a, x, m);
-  args[n] = arg.s;
-  if (origins) origins[n] = arg.origin;
-  return value(shape_partial(&a->sh, f->node, args, origins, n + 1));
+  args[n] = eval_force(a, x);
+  return value(shape_partial(&a->sh, f->node, args, n + 1));
 }
 
 static Res apply_now(Analysis *a, Shape *f, Res x, EvalMode m, Node *app) {
   if (f->kind == SH_CLOSURE) {
-    Res r = eval_expr(a, f->node->body, closure_env(a, f, bound(a, x, m)), m);
+    Res r = eval_expr(a, f->node->body, closure_env(a, f, eval_force(a, x)), m);
     // The paper: applying a lambda has application pattern 0.
     if (m == EVAL_TOP && r.dist) r = value(eval_force(a, r));
     return r;
   }
   if (f->kind != SH_PARTIAL) error_at(a->prog->main->pos, "internal error: applying a non-function");
-  if (f->nargs + 1 < shape_arity(f)) return extend_partial(a, f, x, m);
+  if (f->nargs + 1 < shape_arity(f)) return extend_partial(a, f, x);
   return builtin_run(a, f, x, m, app);
 }
 
 Res eval_apply(Analysis *a, Shape *f, Res x, EvalMode m, Node *app) {
   if (m == EVAL_TOP) return apply_now(a, f, x, m, app);
   MemoEntry *e = memo_find(a, f, x.s);
-  if (e) return (Res){e->r, e->cost, NULL, NULL};
+  if (e) return (Res){e->r, e->cost, NULL};
   Res r = apply_now(a, f, x, m, app);
   memo_add(a, f, x.s, r);
   return r;
@@ -290,19 +249,13 @@ static Shape *eval_value(Analysis *a, Node *n, Env *env, EvalMode m, Num *cost) 
 
 static Res eval_var(Analysis *a, Node *n, Env *env, EvalMode m) {
   switch (n->ref) {
-  case REF_LOCAL: {
-    Env *e = lookup(env, n->binder);
-    return as_is(e->val, e->origin);
-  }
-  case REF_PARAM: return as_is(a->params[n->decl->index], &a->no_data);
-  case REF_INPUT: return as_is(a->inputs[n->decl->index], a->input_origins[n->decl->index]);
+  case REF_LOCAL: return value(lookup(env, n->binder)->val);
+  case REF_PARAM: return value(a->params[n->decl->index]);
+  case REF_INPUT: return value(a->inputs[n->decl->index]);
   case REF_DEF:
-    if (is_data_def(n->decl)) {
-      Origin *o = eval_def_origin(a, n->decl);
-      return as_is(a->def_vals[n->decl->index], o);
-    }
+    if (is_data_def(n->decl)) return value(def_value(a, n->decl));
     return eval_expr(a, n->decl->body, NULL, m);  // a function def is its lambda
-  case REF_BUILTIN: return value(shape_partial(&a->sh, n, NULL, NULL, 0));
+  case REF_BUILTIN: return value(shape_partial(&a->sh, n, NULL, 0));
   }
   return value(shape_unit(&a->sh));
 }
@@ -344,7 +297,7 @@ static Res eval_if_local(Analysis *a, Node *n, Env *env, EvalMode m, Num cost, i
   Shape *t = eval_value(a, n->then_, env, EVAL_LOCAL, &ct);
   Shape *e = eval_value(a, n->else_, env, EVAL_LOCAL, &ce);
   check_same_shape(a, n, t, e);
-  Res r = {shape_erase(&a->sh, t), cost, NULL, NULL};
+  Res r = {shape_erase(&a->sh, t), cost, NULL};
   eval_spend(a, m, &r, truth < 0 ? branch_max(a, n, ct, ce) : truth ? ct : ce);
   return r;
 }
@@ -398,7 +351,7 @@ static Res eval_ifs(Analysis *a, Node *n, Env *env, EvalMode m) {
 static Res eval_op(Analysis *a, Node *n, Env *env, EvalMode m) {
   Num cost = num_of(0), right = num_of(0);
   Shape *x = eval_value(a, n->lhs, env, m, &cost);
-  Res r = {x, cost, NULL, NULL};
+  Res r = {x, cost, NULL};
   bool decided = (n->op == OP_AND || n->op == OP_OR) && known_truth(x) == (n->op == OP_OR);
   if (!decided) {
     Shape *y = n->kind == N_BINOP ? eval_value(a, n->rhs, env, m, &right) : NULL;
@@ -413,23 +366,22 @@ static Res eval_vec(Analysis *a, Node *n, Env *env, EvalMode m) {
   Shape **elems = arena_calloc(a->arena, (size_t)n->nelems + 1, sizeof *elems);
   for (int i = 0; i < n->nelems; i++) elems[i] = eval_value(a, n->elems[i], env, m, &cost);
   a->sh.site = n->pos;
-  return (Res){shape_vector(&a->sh, elems, n->nelems), cost, NULL, NULL};
+  return (Res){shape_vector(&a->sh, elems, n->nelems), cost, NULL};
 }
 
 Res eval_expr(Analysis *a, Node *n, void *envp, EvalMode m) {
   Env *env = envp;
   switch (n->kind) {
-  case N_INT: return as_is(shape_size(&a->sh, sz_of(n->ival)), &a->no_data);
-  case N_BOOL: return as_is(shape_size(&a->sh, sz_of(n->ival)), &a->no_data);  // a known truth value
-  case N_FLOAT: return as_is(shape_unit(&a->sh), &a->no_data);
+  case N_INT: return value(shape_size(&a->sh, sz_of(n->ival)));
+  case N_BOOL: return value(shape_size(&a->sh, sz_of(n->ival)));  // a known truth value
+  case N_FLOAT: return value(shape_unit(&a->sh));
   case N_VAR: return eval_var(a, n, env, m);
-  case N_OPFN: return value(shape_partial(&a->sh, n, NULL, NULL, 0));
-  case N_LAM: return value(make_closure(a, n, env, m));
+  case N_OPFN: return value(shape_partial(&a->sh, n, NULL, 0));
+  case N_LAM: return value(make_closure(a, n, env));
   case N_APP: return eval_app(a, n, env, m);
   case N_LET: {
     Res init = eval_expr(a, n->init, env, m);
-    Res v = bound(a, init, m);
-    Res r = eval_expr(a, n->body, bind(a, env, n, v.s, v.origin), m);
+    Res r = eval_expr(a, n->body, bind(a, env, n, eval_force(a, init)), m);
     r.cost = num_add(a->pc, r.cost, init.cost);
     return r;
   }
@@ -440,7 +392,7 @@ Res eval_expr(Analysis *a, Node *n, void *envp, EvalMode m) {
     Num cost = num_of(0);
     Shape *x = eval_value(a, n->lhs, env, m, &cost);
     Shape *y = eval_value(a, n->rhs, env, m, &cost);
-    Res r = {shape_pair(&a->sh, x, y), cost, NULL, NULL};
+    Res r = {shape_pair(&a->sh, x, y), cost, NULL};
     eval_spend(a, m, &r, num_of(a->k.pair));
     return r;
   }

@@ -28,7 +28,6 @@ static uint32_t hash_shape(const Shape *s) {
   case SH_CLOSURE: case SH_PARTIAL:
     h = mix(h, (uint64_t)s->node->id);
     for (int i = 0; i < s->nargs; i++) h = mix(h, s->elems[i]->hash);
-    for (int i = 0; s->origins && i < s->nargs; i++) h = mix(h, (uint64_t)(uintptr_t)s->origins[i]);
     break;
   }
   return h;
@@ -36,11 +35,6 @@ static uint32_t hash_shape(const Shape *s) {
 
 static bool same_pointers(void *x, void *y, int64_t n) {
   return n == 0 || memcmp(x, y, (size_t)n * sizeof(void *)) == 0;
-}
-
-static bool same_origins(const Shape *x, const Shape *y) {
-  if (!x->origins || !y->origins) return x->origins == y->origins;
-  return same_pointers(x->origins, y->origins, x->nargs);
 }
 
 static bool same_shape(const Shape *x, const Shape *y) {
@@ -52,8 +46,7 @@ static bool same_shape(const Shape *x, const Shape *y) {
   case SH_VEC: return sz_equal(x->n, y->n) && x->a == y->a;
   case SH_IRR: return x->n.k == y->n.k && same_pointers(x->elems, y->elems, x->n.k);
   case SH_CLOSURE: case SH_PARTIAL:
-    return x->node == y->node && x->nargs == y->nargs && same_pointers(x->elems, y->elems, x->nargs) &&
-           same_origins(x, y);
+    return x->node == y->node && x->nargs == y->nargs && same_pointers(x->elems, y->elems, x->nargs);
   }
   return false;
 }
@@ -85,10 +78,6 @@ static Shape *intern(Shapes *sh, Shape *key, int64_t nelems) {
   if (nelems > 0) {
     s->elems = arena_calloc(sh->arena, (size_t)nelems, sizeof *s->elems);
     memcpy(s->elems, key->elems, (size_t)nelems * sizeof *s->elems);
-  }
-  if (key->origins) {
-    s->origins = arena_calloc(sh->arena, (size_t)nelems + 1, sizeof *s->origins);
-    memcpy(s->origins, key->origins, (size_t)nelems * sizeof *s->origins);
   }
   t->slot[j] = s;
   t->count++;
@@ -160,14 +149,14 @@ static Num args_words(Shapes *sh, Shape **args, int n, Num extra) {
   return extra;
 }
 
-Shape *shape_closure(Shapes *sh, Node *lam, Shape **captured, Origin **origins, int n, Num global_words) {
-  Shape key = {.kind = SH_CLOSURE, .node = lam, .elems = captured, .origins = n ? origins : NULL, .nargs = n};
+Shape *shape_closure(Shapes *sh, Node *lam, Shape **captured, int n, Num global_words) {
+  Shape key = {.kind = SH_CLOSURE, .node = lam, .elems = captured, .nargs = n};
   key.words = args_words(sh, captured, n, global_words);
   return intern(sh, &key, n);
 }
 
-Shape *shape_partial(Shapes *sh, Node *fn, Shape **args, Origin **origins, int n) {
-  Shape key = {.kind = SH_PARTIAL, .node = fn, .elems = args, .origins = n ? origins : NULL, .nargs = n};
+Shape *shape_partial(Shapes *sh, Node *fn, Shape **args, int n) {
+  Shape key = {.kind = SH_PARTIAL, .node = fn, .elems = args, .nargs = n};
   key.words = args_words(sh, args, n, num_of(0));
   return intern(sh, &key, n);
 }

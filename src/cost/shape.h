@@ -82,13 +82,6 @@ typedef enum {
 
 typedef struct Shape Shape;
 
-// Where a value bound to a variable at top level comes from: the variable
-// instance, input or data def whose data a function carries when it is
-// captured (the exact model sends each once per region).
-typedef struct Origin {
-  Shape *value;  // the whole value (fst/snd of a variable still carry all of it)
-} Origin;
-
 struct Shape {
   ShapeKind kind;  // which of the forms above
   uint32_t hash;   // structural hash, for hash-consing
@@ -96,7 +89,6 @@ struct Shape {
   Shape *a, *b;    // SH_PAIR: components; SH_VEC: the element shape
   Shape **elems;   // SH_IRR: the elements; SH_CLOSURE: captured values; SH_PARTIAL: arguments
   int nargs;       // SH_CLOSURE, SH_PARTIAL: entries of elems
-  Origin **origins;  // SH_CLOSURE, SH_PARTIAL made at top level: the origin of each of elems
   Node *node;      // SH_CLOSURE: the lambda; SH_PARTIAL: the builtin's N_VAR or the N_OPFN
   double *prefix;  // SH_IRR: prefix[i] = words of elems[0..i)
   Num words;       // data: its size in words; a function: the words of data it carries
@@ -131,8 +123,8 @@ Shape *shape_size(Shapes *sh, Sz n);
 Shape *shape_pair(Shapes *sh, Shape *x, Shape *y);
 Shape *shape_vec(Shapes *sh, Sz n, Shape *elem);             // every empty vector is (0, 1)
 Shape *shape_vector(Shapes *sh, Shape **elems, int64_t n);   // regular when all are equal
-Shape *shape_closure(Shapes *sh, Node *lam, Shape **captured, Origin **origins, int n, Num global_words);
-Shape *shape_partial(Shapes *sh, Node *fn, Shape **args, Origin **origins, int n);
+Shape *shape_closure(Shapes *sh, Node *lam, Shape **captured, int n, Num global_words);
+Shape *shape_partial(Shapes *sh, Node *fn, Shape **args, int n);
 Shape *shape_erase(Shapes *sh, Shape *s);
 void shape_reserve(Shapes *sh, int64_t n);
 bool shape_is_function(Shape *s);
