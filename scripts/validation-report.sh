@@ -89,6 +89,23 @@ for config in "$@"; do
     /"s":/ { s = $2 } /"g":/ { g = $2 } /"l":/ { l = $2 } /"g_seconds":/ { gs = $2 } /"l_seconds":/ { ls = $2 }
     END { printf "| %s | %.3g | %.3g | %.3g | %.3g | %.3g |\n", f, s, g, l, gs, ls }' "$m"
 done
+cat <<'EOT'
+
+## Known sources of error
+
+- **Runs of a few microseconds** (mss5 below n = 10^4, the smallest mss
+  sizes): fixed costs the model does not count dominate, above all waking a
+  process that slept in a barrier while process 0 worked alone; the probe's
+  l is the time of a barrier between busy processes.
+- **Distributed `inits`** (mss4 at p >= 2): the segments each process builds
+  after the exchange cost about twice what the calibrated counts predict.
+- **Per-unit times are a linear fit** to eleven small programs (docs/cost-model.md,
+  "Calibration"); programs whose mix of work differs from all of them (very
+  short rows, vector-valued folds) carry the fit's residuals (20-50% on some
+  calibration programs themselves).
+- The **paper model** counts operations only, with the probed s: it cannot
+  see memory traffic, which is most of the time of these programs.
+EOT
 echo
 echo "## Experiments"
 for f in "$dir"/*-exact.csv; do
