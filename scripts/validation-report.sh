@@ -5,7 +5,6 @@
 set -euo pipefail
 dir=$1
 shift
-rel=${dir#"$(cd "$dir/../.." && pwd)/"}
 
 # stats MODEL FILE...: "median max n" of |error| over the rows of the exact
 # CSVs, for the model whose predictions are in the matching *-MODEL.csv.
@@ -113,7 +112,7 @@ for f in "$dir"/*-exact.csv; do
   echo
   echo "### $name"
   echo
-  echo "![$name]($rel/$name.svg)"
+  echo "![$name](validation/$name.svg)"  # docs/validation.md links into docs/validation/
   echo
   echo "| program | size | p | predicted (exact) | predicted (paper) | measured | error (exact) | error (paper) |"
   echo "|---|---|---|---|---|---|---|---|"
