@@ -95,7 +95,7 @@ json_t *cli_calibrate(const char *backend, int p, double s, double l_seconds, co
 CostModel cost_model_from_options(const Options *opt);
 Machine cost_machine_from_options(Arena *a, const Options *opt);
 void cost_print_number(FILE *out, double x);
-void cost_print_json_string(FILE *out, const char *s);
+json_t *cost_json_number(double x);  // an integer while x is one exactly
 
 // Subcommands: argv[0] is the subcommand's name. Each returns the exit status.
 int cmd_check(int argc, char **argv);

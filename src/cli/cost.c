@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cost/cost.h"
 
+#include <math.h>
 #include <string.h>
 
 // The helpers below are shared with sweep.c.
@@ -29,17 +30,6 @@ void cost_print_number(FILE *out, double x) {
   char buf[64];
   cost_format_number(buf, sizeof buf, x);
   fputs(buf, out);
-}
-
-void cost_print_json_string(FILE *out, const char *s) {
-  fputc('"', out);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-    else if (c < 0x20) fprintf(out, "\\u%04x", c);
-    else fputc(c, out);
-  }
-  fputc('"', out);
 }
 
 // --symbolic: -D binds some params, the others stay symbols.
@@ -72,59 +62,45 @@ static void print_params(FILE *out, const Program *prog, const CostRequest *req,
   }
 }
 
-static void print_machine_json(FILE *out, const Machine *m) {
-  fputs("  \"machine\": ", out);
-  cost_print_json_string(out, m->name);
-  fprintf(out, ",\n  \"p\": %d, \"g\": ", m->p);
-  cost_print_number(out, m->g);
-  fputs(", \"l\": ", out);
-  cost_print_number(out, m->l);
-  fputs(", \"s\": ", out);
-  cost_print_number(out, m->s);
-  fputs(",\n", out);
+// A count as JSON: an integer while it is one exactly, else a real.
+json_t *cost_json_number(double x) {
+  if (x == floor(x) && fabs(x) < 9007199254740992.0) return json_integer((json_int_t)x);
+  return json_real(x);
 }
 
 static void print_json(FILE *out, Arena *a, const Program *prog, const CostRequest *req, const CostResult *r) {
-  fputs("{\n  \"program\": ", out);
-  cost_print_json_string(out, prog->src->name);
-  fprintf(out, ",\n  \"model\": \"%s\",\n", cost_model_name(r->model));
-  print_machine_json(out, &r->machine);
-  fputs("  \"params\": { ", out);
-  print_params(out, prog, req, true);
-  fputs(" },\n", out);
+  const Machine *m = &r->machine;
+  json_t *params = json_object();
+  for (int k = 0; k < prog->nparams; k++)
+    if (!(req->symbolic && req->symbolic[k]))
+      json_object_set_new(params, prog->params[k]->name, json_integer(req->params[k]));
+  json_t *root = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o}", "program", prog->src->name, "model",
+                           cost_model_name(r->model), "machine", m->name, "p", m->p, "g", cost_json_number(m->g),
+                           "l", cost_json_number(m->l), "s", cost_json_number(m->s), "params", params);
   if (req->closed_form) {
-    const char *forms[][2] = {{"W_form", r->W_form}, {"H_form", r->H_form}, {"S_form", r->S_form}};
-    fputs("  \"symbolic\": true", out);
-    for (int i = 0; i < 3; i++) {
-      fprintf(out, ",\n  \"%s\": ", forms[i][0]);
-      cost_print_json_string(out, forms[i][1]);
-    }
+    json_object_set_new(root, "symbolic", json_true());
+    json_object_set_new(root, "W_form", json_string(r->W_form));
+    json_object_set_new(root, "H_form", json_string(r->H_form));
+    json_object_set_new(root, "S_form", json_string(r->S_form));
   } else {
-    fputs("  \"supersteps\": [", out);
+    json_t *steps = json_array();
     for (int i = 0; i < r->nsteps; i++) {
-      const CostStep *s = &r->steps[i];
-      fputs(i ? ",\n    { \"w\": " : "\n    { \"w\": ", out);
-      cost_print_number(out, s->w);
-      fputs(", \"h\": ", out);
-      cost_print_number(out, s->h);
-      fputs(", \"where\": ", out);
-      cost_print_json_string(out, pos_text(a, s->where));
-      fputs(", \"what\": ", out);
-      cost_print_json_string(out, s->what);
-      fputs(" }", out);
+      const CostStep *st = &r->steps[i];
+      json_array_append_new(steps, json_pack("{s:o, s:o, s:s, s:s}", "w", cost_json_number(st->w), "h",
+                                             cost_json_number(st->h), "where", pos_text(a, st->where), "what",
+                                             st->what));
     }
-    fprintf(out, "\n  ],\n  \"supersteps_truncated\": %s,\n", r->steps_truncated ? "true" : "false");
-    const char *keys[] = {"W", "H", "S", "ops", "seconds"};
-    double vals[] = {r->W, r->H, r->S, r->ops, r->seconds};
-    for (int i = 0; i < 5; i++) {
-      fprintf(out, "  \"%s\": ", keys[i]);
-      cost_print_number(out, vals[i]);
-      fputs(",\n", out);
-    }
-    fputs("  \"analysis_seconds\": ", out);
-    cost_print_number(out, r->analysis_seconds);
+    json_object_set_new(root, "supersteps", steps);
+    json_object_set_new(root, "supersteps_truncated", json_boolean(r->steps_truncated));
+    const char *keys[] = {"W", "H", "S", "ops", "seconds", "analysis_seconds"};
+    double vals[] = {r->W, r->H, r->S, r->ops, r->seconds, r->analysis_seconds};
+    for (int i = 0; i < 6; i++) json_object_set_new(root, keys[i], cost_json_number(vals[i]));
+    json_object_set_new(root, "calibrated", json_boolean(r->calibrated));
   }
-  fprintf(out, ",\n  \"shapes\": %lld\n}\n", (long long)r->shapes);
+  json_object_set_new(root, "shapes", json_integer(r->shapes));
+  json_dumpf(root, out, JSON_INDENT(2));
+  fputc('\n', out);
+  json_decref(root);
 }
 
 static void print_header(FILE *out, const Program *prog, const CostRequest *req, const CostResult *r) {
@@ -169,7 +145,11 @@ static void print_table(FILE *out, Arena *a, const CostResult *r) {
   cost_format_number(s, sizeof s, r->machine.s);
   fprintf(out, "\nW = %s operations, H = %s words, S = %s barriers\n", W, H, S);
   fprintf(out, "cost = W + g*H + l*S = %s + %s*%s + %s*%s = %s operations\n", W, g, H, l, S, ops);
-  fprintf(out, "     = %.6g seconds at %s operations per second\n", r->seconds, s);
+  if (r->calibrated)
+    fprintf(out, "time = %.6g seconds (calibrated: the machine file's per-unit times, docs/cost-model.md)\n",
+            r->seconds);
+  else
+    fprintf(out, "     = %.6g seconds at %s operations per second\n", r->seconds, s);
 }
 
 static void print_forms(FILE *out, const CostResult *r) {

@@ -314,8 +314,9 @@ static json_t *row_json(Sweep *sw, int64_t i, int j) {
     json_object_set_new(params, sw->progs[j]->params[k]->name, json_integer(values[k]));
   arena_free(a);
   Sample *x = sample(sw, i, j);
-  json_t *row = json_pack("{s:s, s:o, s:i, s:f, s:f, s:f, s:f, s:f}", "program", prog_name(sw, j), "params", params,
-                          "p", point_p(sw, i), "predicted", x->predicted, "W", x->W, "H", x->H, "S", x->S, "ops", x->ops);
+  json_t *row = json_pack("{s:s, s:o, s:i, s:f, s:o, s:o, s:o, s:o}", "program", prog_name(sw, j), "params", params,
+                          "p", point_p(sw, i), "predicted", x->predicted, "W", cost_json_number(x->W), "H",
+                          cost_json_number(x->H), "S", cost_json_number(x->S), "ops", cost_json_number(x->ops));
   if (sw->opt.measure) {
     json_object_set_new(row, "measured", json_real(x->measured));
     json_object_set_new(row, "measured_min", json_real(x->measured_min));
