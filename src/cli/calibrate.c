@@ -4,7 +4,11 @@
 #include "cli/cli.h"
 #include "exec/exec.h"
 
+#include <math.h>
 #include <string.h>
+
+// Runs shorter than this in all are repeated more (medians of microseconds are noise).
+#define MIN_SECONDS 0.01
 
 // A calibration program and the sizes it runs at.
 typedef struct CalProgram {
@@ -28,6 +32,8 @@ static const CalProgram programs[] = {
      {{"m=250000", "n=8"}, {"m=1000000", "n=8"}}},
     {"segment sums", "param n\ninput v : [n]int\nmain = fold max (map (fold (+)) (inits v))\n",
      {{"n=1500"}, {"n=3000"}}},
+    {"tiny sum", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=500"}, {"n=2000"}}},
+    {"tiny scan", "param n\ninput v : [n]int\nmain = fold max (prefix (+) v)\n", {{"n=500"}, {"n=2000"}}},
     {"dot", "param n\ninput a : [n]int\ninput b : [n]int\nmain = fold (+) (pair_map (*) (a, b))\n",
      {{"n=2000000"}, {"n=8000000"}}},
     {"broadcast",
@@ -38,9 +44,8 @@ static const CalProgram programs[] = {
 enum { NPROGRAMS = sizeof programs / sizeof *programs };
 
 // The counts of each superstep's busiest process (by a first guess of the
-// per-unit times), summed, with the words of the h-relations; the time of
-// the barriers is taken off the measurement.
-static CalibrationRun model_run(const ExactResult *x, const double guess[CAL_TERMS], double l_seconds) {
+// per-unit times), summed, with the words of the h-relations and the barriers.
+static CalibrationRun model_run(const ExactResult *x, const double guess[CAL_TERMS]) {
   CalibrationRun run = {0};
   for (int i = 0; i < x->nsteps; i++) {
     const ExactStep *st = &x->steps[i];
@@ -51,14 +56,14 @@ static CalibrationRun model_run(const ExactResult *x, const double guess[CAL_TER
     double n[CAL_WORDS] = {(double)c->ops, (double)c->divs, (double)c->elems, (double)c->loads, (double)c->stores};
     for (int t = 0; t < CAL_WORDS; t++) run.count[t] += n[t];
     run.count[CAL_WORDS] += (double)st->h;
-    run.seconds -= i + 1 < x->nsteps ? l_seconds : 0;
+    run.count[CAL_BARRIERS] += i + 1 < x->nsteps;
   }
   return run;
 }
 
 // Runs one program at one size: the measured local time and its counts.
 static CalibrationRun measure_one(Arena *a, const CalProgram *cp, int size, const Options *base, int p,
-                                  const double guess[CAL_TERMS], double l_seconds) {
+                                  const double guess[CAL_TERMS]) {
   Program *prog = cli_load_string(a, cp->name, cp->source);
   Options opt = *base;
   opt.defines = (const char **)cp->sizes[size];
@@ -66,14 +71,20 @@ static CalibrationRun measure_one(Arena *a, const CalProgram *cp, int size, cons
   int64_t *params = cli_bind_params(a, prog, &opt);
   ExactResult x;
   exact_cost(prog, params, p, &x);
-  CalibrationRun run = model_run(&x, guess, l_seconds);
-  RunOutcome o = runner_execute(a, runner_build(a, prog, &opt), &opt, p);
-  run.seconds += o.median;
+  CalibrationRun run = model_run(&x, guess);
+  char *exe = runner_build(a, prog, &opt);
+  RunOutcome o = runner_execute(a, exe, &opt, p);
+  if (o.median * opt.repeat < MIN_SECONDS) {  // microseconds: repeat until the runs add up
+    opt.repeat = (int)fmin(2000, ceil(MIN_SECONDS / fmax(o.median, 1e-7)));
+    runner_free(&o);
+    o = runner_execute(a, exe, &opt, p);
+  }
+  run.seconds = o.median;
   runner_free(&o);
   return run;
 }
 
-json_t *cli_calibrate(const char *backend, int p, double s, double l_seconds, const char *effort) {
+json_t *cli_calibrate(const char *backend, int p, double s, const char *effort) {
   Arena *a = arena_new();
   Options base = {.backend = backend, .has_seed = true, .seed = 1, .warmup = true};
   base.repeat = effort && strcmp(effort, "--quick") == 0 ? 1 : effort && strcmp(effort, "--long") == 0 ? 15 : 5;
@@ -82,10 +93,10 @@ json_t *cli_calibrate(const char *backend, int p, double s, double l_seconds, co
   int n = 0;
   json_t *report = json_array();
   // The busiest process is chosen by operations first (one per 1/s seconds).
-  double guess[CAL_TERMS] = {1 / s, 1 / s, 0, 0, 0, 0};
+  double guess[CAL_TERMS] = {1 / s, 1 / s};
   for (int i = 0; i < NPROGRAMS; i++)
     for (int size = 0; size < sizes; size++) {
-      CalibrationRun r = measure_one(a, &programs[i], size, &base, p, guess, l_seconds);
+      CalibrationRun r = measure_one(a, &programs[i], size, &base, p, guess);
       json_t *row = json_pack("{s:s, s:f}", "program", programs[i].name, "seconds", r.seconds);
       for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(row, cal_term_names[t], json_real(r.count[t]));
       json_array_append_new(report, row);

@@ -136,7 +136,7 @@ int cmd_probe(int argc, char **argv)
     json_decref(raw);
     int rc = check_result(machine);
     if (rc == 0) {
-        json_t *cal = cli_calibrate(o.backend, o.p, number(machine, "s"), number(machine, "l_seconds"), o.effort);
+        json_t *cal = cli_calibrate(o.backend, o.p, number(machine, "s"), o.effort);
         json_object_update(machine, cal);
         json_decref(cal);
     }

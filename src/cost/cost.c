@@ -98,7 +98,7 @@ double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c) {
 static double calibrated_step(const Calibration *cal, const ExactStep *st, int p, bool barrier) {
   double busiest = 0;
   for (int k = 0; k < p; k++) busiest = fmax(busiest, cost_local_seconds(cal->unit, &st->procs[k]));
-  return busiest + (double)st->h * cal->unit[CAL_WORDS] + (barrier ? cal->l_seconds : 0);
+  return busiest + (double)st->h * cal->unit[CAL_WORDS] + (barrier ? cal->unit[CAL_BARRIERS] : 0);
 }
 
 // The exact model's supersteps as the analysis reports them.

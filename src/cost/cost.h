@@ -26,16 +26,16 @@ typedef struct CostConstants {
 } CostConstants;
 
 // The exact model's counts that calibration gives a time each: the
-// ExactCounts of exec.h, in this order, then the words of h-relations.
-enum { CAL_OPS, CAL_DIVS, CAL_ELEMS, CAL_LOADS, CAL_STORES, CAL_WORDS, CAL_TERMS };
-extern const char *const cal_term_names[CAL_TERMS];  // "op", "div", "elem", "load", "store", "word"
+// ExactCounts of exec.h, in this order, then the words of h-relations and
+// the barriers.
+enum { CAL_OPS, CAL_DIVS, CAL_ELEMS, CAL_LOADS, CAL_STORES, CAL_WORDS, CAL_BARRIERS, CAL_TERMS };
+extern const char *const cal_term_names[CAL_TERMS];  // "op", ..., "word", "barrier"
 
 // What `vecbsp probe` measured for the exact model's seconds
 // (docs/cost-model.md, "Calibration").
 typedef struct Calibration {
   bool present;              // the machine file has "calibration"
-  double unit[CAL_TERMS];    // seconds per unit of each count (CAL_WORDS: per word of h)
-  double l_seconds;          // seconds per barrier
+  double unit[CAL_TERMS];    // seconds per unit of each count (word: of h; barrier: each)
 } Calibration;
 
 typedef struct Machine {
@@ -100,11 +100,11 @@ typedef struct CostResult {
 // calibrate.c: per-unit times from measured runs.
 //
 
-// One measured run: its counts (summed over supersteps, busiest process)
-// and its time less the time of its communication and barriers.
+// One measured run: its counts (summed over supersteps, busiest process;
+// words of h and barriers) and its measured time.
 typedef struct CalibrationRun {
   double count[CAL_TERMS];  // units of each term
-  double seconds;           // measured local time
+  double seconds;           // measured time
 } CalibrationRun;
 
 typedef struct ExactCounts ExactCounts;

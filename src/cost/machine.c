@@ -59,7 +59,7 @@ static void read_constants(Reader *r, json_t *obj, CostConstants *k) {
   }
 }
 
-const char *const cal_term_names[CAL_TERMS] = {"op", "div", "elem", "load", "store", "word"};
+const char *const cal_term_names[CAL_TERMS] = {"op", "div", "elem", "load", "store", "word", "barrier"};
 
 // "calibration": {"op": seconds, ...}: the exact model's per-unit times.
 static void read_calibration(Reader *r, json_t *root, Machine *m) {
@@ -70,7 +70,6 @@ static void read_calibration(Reader *r, json_t *root, Machine *m) {
     m->cal.unit[t] = number(r, obj, cal_term_names[t], 0, true);
     check(r, m->cal.unit[t] >= 0, "calibration times must not be negative");
   }
-  m->cal.l_seconds = number(r, root, "l_seconds", m->l / m->s, false);
   m->cal.present = true;
 }
 
