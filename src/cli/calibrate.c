@@ -4,11 +4,7 @@
 #include "cli/cli.h"
 #include "exec/exec.h"
 
-#include <math.h>
 #include <string.h>
-
-// Runs shorter than this in all are repeated more (medians of microseconds are noise).
-#define MIN_SECONDS 0.01
 
 // A calibration program and the sizes it runs at.
 typedef struct CalProgram {
@@ -72,13 +68,7 @@ static CalibrationRun measure_one(Arena *a, const CalProgram *cp, int size, cons
   ExactResult x;
   exact_cost(prog, params, p, &x);
   CalibrationRun run = model_run(&x, guess);
-  char *exe = runner_build(a, prog, &opt);
-  RunOutcome o = runner_execute(a, exe, &opt, p);
-  if (o.median * opt.repeat < MIN_SECONDS) {  // microseconds: repeat until the runs add up
-    opt.repeat = (int)fmin(2000, ceil(MIN_SECONDS / fmax(o.median, 1e-7)));
-    runner_free(&o);
-    o = runner_execute(a, exe, &opt, p);
-  }
+  RunOutcome o = runner_measure(a, runner_build(a, prog, &opt), &opt, p);
   run.seconds = o.median;
   runner_free(&o);
   return run;
@@ -86,7 +76,7 @@ static CalibrationRun measure_one(Arena *a, const CalProgram *cp, int size, cons
 
 json_t *cli_calibrate(const char *backend, int p, double s, const char *effort) {
   Arena *a = arena_new();
-  Options base = {.backend = backend, .has_seed = true, .seed = 1, .warmup = true};
+  Options base = {.backend = backend, .has_seed = true, .seed = 1};
   base.repeat = effort && strcmp(effort, "--quick") == 0 ? 1 : effort && strcmp(effort, "--long") == 0 ? 15 : 5;
   int sizes = effort && strcmp(effort, "--quick") == 0 ? 1 : 2;
   CalibrationRun runs[NPROGRAMS * 2];

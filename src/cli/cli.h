@@ -35,7 +35,6 @@ typedef struct Options {
   bool profile;            // --profile (run)
   const char *output;      // -o FILE
   const char *effort;      // --quick or --long (probe), NULL for the default
-  bool warmup;             // not a flag: runs one untimed repetition first (sweep --measure)
 } Options;
 
 // Parses argv[1..] (argv[0] is the subcommand name). Unknown flags and
@@ -82,6 +81,10 @@ char *runner_build(Arena *a, Program *prog, const Options *opt);
 // Runs exe on p processes with opt's -D, --input, --random and --repeat;
 // a failing program's error is reported and ends vecbsp (status 1).
 RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p);
+// The same for measuring the steady state (sweep --measure, calibration):
+// one untimed run first, and runs of microseconds repeated until they add
+// up to 10 ms, so that their median is not noise.
+RunOutcome runner_measure(Arena *a, const char *exe, const Options *opt, int p);
 void runner_free(RunOutcome *o);
 
 // calibrate.c: the exact model's per-unit times on this machine, fitted to

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -182,7 +183,9 @@ static void read_profile(const char *path, int reps, RunOutcome *o) {
   json_decref(root);
 }
 
-RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p) {
+// Runs exe once with opt->repeat timed repetitions, after an untimed one
+// when warmup is set.
+static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, bool warmup) {
   int nargs = 0;
   char **argv = arena_calloc(a, (size_t)(2 * (opt->ndefines + opt->ninputs) + 12), sizeof *argv);
   argv[nargs++] = cli_tool_path(a, "bsprun");
@@ -193,7 +196,7 @@ RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p) 
   for (int i = 0; i < opt->ndefines; i++) argv[nargs++] = "-D", argv[nargs++] = (char *)opt->defines[i];
   for (int i = 0; i < opt->ninputs; i++) argv[nargs++] = "--input", argv[nargs++] = (char *)opt->inputs[i];
   if (opt->has_seed) argv[nargs++] = arena_printf(a, "--random=%llu", (unsigned long long)opt->seed);
-  int repeat = (opt->repeat ? opt->repeat : 1) + (opt->warmup ? 1 : 0);
+  int repeat = (opt->repeat ? opt->repeat : 1) + (warmup ? 1 : 0);
   argv[nargs++] = arena_printf(a, "--repeat=%d", repeat);
   char *out = temp_path(a, "out"), *err = temp_path(a, "err"), *times = temp_path(a, "times");
   char *profile = opt->profile ? temp_path(a, "profile") : NULL;
@@ -216,12 +219,31 @@ RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p) 
   for (int i = 0; i < 4; i++)
     if (files[i]) unlink(files[i]);
   if (status != 0) exit(1);
-  if (opt->warmup && o.nseconds > 1) memmove(o.seconds, o.seconds + 1, (size_t)--o.nseconds * sizeof *o.seconds);
+  if (warmup && o.nseconds > 1) memmove(o.seconds, o.seconds + 1, (size_t)--o.nseconds * sizeof *o.seconds);
   if (o.nseconds == 0) fatal("the program did not report its time");
   qsort(o.seconds, (size_t)o.nseconds, sizeof *o.seconds, by_value);
   o.min = o.seconds[0];
   o.median = o.seconds[o.nseconds / 2];
   return o;
+}
+
+RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p) {
+  return execute(a, exe, opt, p, false);
+}
+
+// A measurement shorter than this in all is noise: it is taken again with
+// more repetitions (at most MAX_REPEAT).
+#define MIN_MEASURED_SECONDS 0.01
+enum { MAX_REPEAT = 2000 };
+
+RunOutcome runner_measure(Arena *a, const char *exe, const Options *opt, int p) {
+  RunOutcome o = execute(a, exe, opt, p, true);
+  int repeat = opt->repeat ? opt->repeat : 1;
+  if (o.median * repeat >= MIN_MEASURED_SECONDS) return o;
+  Options more = *opt;
+  more.repeat = (int)fmin(MAX_REPEAT, ceil(MIN_MEASURED_SECONDS / fmax(o.median, 1e-7)));
+  runner_free(&o);
+  return execute(a, exe, &more, p, true);
 }
 
 char *runner_build(Arena *a, Program *prog, const Options *opt) {

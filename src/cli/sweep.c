@@ -134,29 +134,18 @@ static void predict(Sweep *sw) {
 
 static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw->nprogs + j]; }
 
-// --measure: every program compiled once, run at every point (--repeat K
-// times, 3 by default, after one untimed run) on as many processes as the
-// point predicts for. Runs of microseconds are repeated until they add up
-// to MIN_MEASURED_SECONDS, so that their median is not noise.
-enum { MAX_REPEAT = 2000 };
-#define MIN_MEASURED_SECONDS 0.01
+// --measure: every program compiled once, measured at every point
+// (--repeat K, 3 by default) on as many processes as the point predicts for.
 static void measure(Sweep *sw) {
   Options run = sw->opt;
   if (!run.repeat) run.repeat = 3;
-  run.warmup = true;  // steady state: the first run pays for page faults and buffer growth
   for (int j = 0; j < sw->nprogs; j++) {
     Arena *a = arena_new();
     char *exe = runner_build(a, sw->progs[j], &run);
     for (int64_t i = 0; i < sw->npoints; i++) {
       Options o = point_options(sw, a, i);
       o.repeat = run.repeat;
-      o.warmup = true;
-      RunOutcome r = runner_execute(a, exe, &o, point_p(sw, i));
-      if (r.median * run.repeat < MIN_MEASURED_SECONDS) {  // too short to time: more runs
-        o.repeat = (int)fmin(MAX_REPEAT, ceil(MIN_MEASURED_SECONDS / fmax(r.median, 1e-7)));
-        runner_free(&r);
-        r = runner_execute(a, exe, &o, point_p(sw, i));
-      }
+      RunOutcome r = runner_measure(a, exe, &o, point_p(sw, i));
       sample(sw, i, j)->measured = r.median;
       sample(sw, i, j)->measured_min = r.min;
       runner_free(&r);
