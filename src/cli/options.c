@@ -125,22 +125,14 @@ void cli_split_assignment(const char *text, const char *flag, char **name, const
   *value = eq + 1;
 }
 
-static Program *check_source(Arena *a, const Source *src, char **main_type) {
-  Program *prog = parse_program(a, src);
-  typecheck_program(prog);
-  char *t = check_sizes(prog);
-  if (main_type) *main_type = t;
-  return prog;
-}
-
 Program *cli_load_program(Arena *a, const char *path, char **main_type) {
   Source *src = source_read(a, path);
   if (!src) fatal("cannot read '%s': %s", path, strerror(errno));
-  return check_source(a, src, main_type);
+  return program_check(a, src, main_type);
 }
 
 Program *cli_load_string(Arena *a, const char *name, const char *text) {
-  return check_source(a, source_from_string(a, name, text, strlen(text)), NULL);
+  return program_check(a, source_from_string(a, name, text, strlen(text)), NULL);
 }
 
 int64_t *cli_bind_params(Arena *a, const Program *prog, const Options *opt) {

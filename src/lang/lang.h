@@ -190,4 +190,12 @@ char *type_to_string(Arena *a, Type *t);
 // of main as printed by `vecbsp check` (with sz for sizes).
 char *check_sizes(Program *prog);
 
+//
+// check.c: the front end in one call.
+//
+
+// Parses, infers types and checks sizes; main_type (if not NULL) receives
+// main's type as `vecbsp check` prints it. Errors are diagnostics.
+Program *program_check(Arena *a, const Source *src, char **main_type);
+
 #endif

@@ -32,20 +32,13 @@ static bool close_to(double x, double want) { return fabs(x - want) <= 1e-9 * fm
 //
 
 static Program *load_text(Arena *a, const char *text) {
-  Source *src = source_from_string(a, "test.vec", text, strlen(text));
-  Program *prog = parse_program(a, src);
-  typecheck_program(prog);
-  check_sizes(prog);
-  return prog;
+  return program_check(a, source_from_string(a, "test.vec", text, strlen(text)), NULL);
 }
 
 static Program *load_file(Arena *a, const char *path) {
   Source *src = source_read(a, path);
   if (!src) fatal("cannot read %s", path);
-  Program *prog = parse_program(a, src);
-  typecheck_program(prog);
-  check_sizes(prog);
-  return prog;
+  return program_check(a, src, NULL);
 }
 
 // Params by name from "n=10 m=3" (missing ones are 0).

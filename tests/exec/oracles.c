@@ -16,9 +16,7 @@ static Program *load(Arena *a, const char *name) {
     fprintf(stderr, "cannot read %s\n", path);
     exit(1);
   }
-  Program *prog = parse_program(a, src);
-  typecheck_program(prog);
-  check_sizes(prog);
+  Program *prog = program_check(a, src, NULL);
   return prog;
 }
 

@@ -10,9 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Source *src = source_from_string(a, "fuzz.vec", (const char *)data, size);
   DiagTrap trap;
   if (DIAG_TRY(&trap)) {
-    Program *prog = parse_program(a, src);
-    typecheck_program(prog);
-    check_sizes(prog);
+    program_check(a, src, NULL);
     diag_untrap(&trap);
   }
   arena_free(a);

@@ -14,9 +14,7 @@ int main(int argc, char **argv) {
   Arena *a = arena_new();
   Source *src = source_read(a, argv[1]);
   if (!src) fatal("cannot read '%s': %s", argv[1], strerror(errno));
-  Program *prog = parse_program(a, src);
-  typecheck_program(prog);
-  check_sizes(prog);
+  Program *prog = program_check(a, src, NULL);
   int64_t *params = arena_calloc(a, (size_t)prog->nparams + 1, sizeof *params);
   for (int i = 3; i < argc; i++)
     for (int k = 0; k < prog->nparams; k++) {

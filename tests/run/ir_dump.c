@@ -12,9 +12,7 @@ int main(int argc, char **argv) {
   Arena *a = arena_new();
   Source *src = source_read(a, argv[1]);
   if (!src) fatal("cannot read '%s': %s", argv[1], strerror(errno));
-  Program *prog = parse_program(a, src);
-  typecheck_program(prog);
-  check_sizes(prog);
+  Program *prog = program_check(a, src, NULL);
   lower_print(stdout, lower_program(prog));
   arena_free(a);
   return 0;
