@@ -1,15 +1,25 @@
-/* barrier.c: a barrier for threads that polls briefly, then yields, then sleeps. */
+/* barrier.c: a barrier for threads that polls, then yields, then sleeps. */
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "barrier.h"
 
-/* A waiter first polls (a few microseconds: longer than a sync of p <=
- * cores threads), then polls and yields, which hands the core over at
- * once if the awaited thread shares it (oversubscription, or a machine
- * busy with other work), and finally sleeps, so that a long superstep
- * costs the waiters at most a millisecond or so of CPU. */
-enum { BARRIER_POLLS = 1 << 12, BARRIER_YIELDS = 256 };
+/* A waiter polls, yielding now and then (which hands the core over at once
+ * if the awaited thread shares it: a machine busy with other work), for up
+ * to BARRIER_SPIN_NS, and only then sleeps. Waking a sleeper costs tens of
+ * microseconds on a virtual machine, unpredictably: paid only after
+ * milliseconds of waiting, it is a small part of the superstep, so a
+ * superstep costs what the cost model says (docs/runtime.md). A long
+ * superstep costs each waiter that much CPU at most. */
+enum { BARRIER_SPIN_NS = 2000000, BARRIER_POLLS_PER_YIELD = 1 << 10 };
+
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
 
 void bsp_barrier_init(struct bsp_barrier *b, unsigned nprocs)
 {
@@ -18,9 +28,9 @@ void bsp_barrier_init(struct bsp_barrier *b, unsigned nprocs)
     atomic_init(&b->round, 0);
     atomic_init(&b->sleepers, 0);
     b->nprocs = nprocs;
-    /* Oversubscribed, a spinner steals the core of the thread it waits
-     * for: sleep at once instead. */
-    b->polls = (cores > 0 && nprocs > (unsigned)cores) ? 0 : BARRIER_POLLS;
+    /* Oversubscribed, a poller steals the core of the thread it waits
+     * for: yield at every poll instead. */
+    b->polls = cores > 0 && nprocs > (unsigned)cores ? 1 : BARRIER_POLLS_PER_YIELD;
     pthread_mutex_init(&b->lock, NULL);
     pthread_cond_init(&b->wake, NULL);
 }
@@ -46,12 +56,13 @@ static void release(struct bsp_barrier *b, unsigned round)
 
 static void await(struct bsp_barrier *b, unsigned round)
 {
-    for (unsigned i = 0; i < b->polls; i++)
-        if (atomic_load_explicit(&b->round, memory_order_acquire) != round)
-            return;
-    for (unsigned i = 0; i < BARRIER_YIELDS; i++) {
-        if (atomic_load_explicit(&b->round, memory_order_acquire) != round)
-            return;
+    long long until = now_ns() + BARRIER_SPIN_NS;
+    for (;;) {
+        for (unsigned i = 0; i < b->polls; i++)
+            if (atomic_load_explicit(&b->round, memory_order_acquire) != round)
+                return;
+        if (now_ns() > until)
+            break;
         sched_yield();
     }
     pthread_mutex_lock(&b->lock);

@@ -1,4 +1,4 @@
-/* barrier.h: a barrier for threads that polls briefly, then yields, then sleeps. */
+/* barrier.h: a barrier for threads that polls, then yields, then sleeps. */
 #ifndef BSP_BARRIER_H
 #define BSP_BARRIER_H
 
@@ -12,7 +12,7 @@ struct bsp_barrier {
     _Alignas(64) atomic_uint round; /* bumped by the last arrival of a round */
     atomic_int sleepers;            /* waiters blocked on wake */
     unsigned nprocs;                /* participants */
-    unsigned polls;                 /* polls before yielding; 0 when oversubscribed */
+    unsigned polls;                 /* polls between yields (1 when oversubscribed) */
     pthread_mutex_t lock;           /* guards the sleep on wake */
     pthread_cond_t wake;            /* signalled when a round completes */
 };
