@@ -111,18 +111,29 @@ static void make_dirs(char *path) {
   }
 }
 
+// Which build of the runtime library the backend links (beside bspcc):
+// a cached executable linked against another is stale.
+static char *runtime_stamp(Arena *a, const char *bspcc, const char *backend) {
+  char *lib = arena_printf(a, "%s", bspcc);
+  *strrchr(lib, '/') = '\0';
+  struct stat st;
+  if (stat(arena_printf(a, "%s/libbsp_%s.a", lib, backend), &st) != 0) return "";
+  return arena_printf(a, "%lld.%09ld:%lld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_size);
+}
+
 // The executable for the C text, compiled by bspcc -O2 unless cached.
 static char *build(Arena *a, const char *text, const Options *opt) {
-  char *dir = cache_dir(a);
+  char *dir = cache_dir(a), *bspcc = cli_tool_path(a, "bspcc");
   make_dirs(dir);
   uint64_t h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, text), opt->backend), opt->profile ? "profile" : "");
+  h = fnv1a(h, runtime_stamp(a, bspcc, opt->backend));
   char *exe = arena_printf(a, "%s/%016llx-%s%s", dir, (unsigned long long)h, opt->backend,
                            opt->profile ? "-profile" : "");
   if (access(exe, X_OK) == 0) return exe;
   char *src = arena_printf(a, "%s.c", exe), *tmp = arena_printf(a, "%s.tmp.%ld", exe, (long)getpid());
   cli_write_file(src, text);
   char *log = temp_path(a, "cc");
-  char *argv[] = {cli_tool_path(a, "bspcc"), arena_printf(a, "--backend=%s", opt->backend), "-O2",
+  char *argv[] = {bspcc, arena_printf(a, "--backend=%s", opt->backend), "-O2",
                   opt->profile ? "-DVECBSP_PROFILE" : "-DVECBSP_NO_PROFILE", "-o", tmp, src, NULL};
   int status = run_process(argv, log, log, NULL);
   if (status != 0 || rename(tmp, exe) != 0) {
@@ -183,8 +194,13 @@ static void read_profile(const char *path, int reps, RunOutcome *o) {
   json_decref(root);
 }
 
-// Runs exe once with opt->repeat timed repetitions, after an untimed one
-// when warmup is set.
+// Untimed repetitions before a measurement: the first touches every page
+// the program uses, the second the runtime's buffers of the other parity
+// of supersteps.
+enum { WARMUP_REPS = 2 };
+
+// Runs exe once with opt->repeat timed repetitions, after WARMUP_REPS
+// untimed ones when warmup is set.
 static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, bool warmup) {
   int nargs = 0;
   char **argv = arena_calloc(a, (size_t)(2 * (opt->ndefines + opt->ninputs) + 12), sizeof *argv);
@@ -196,7 +212,7 @@ static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, 
   for (int i = 0; i < opt->ndefines; i++) argv[nargs++] = "-D", argv[nargs++] = (char *)opt->defines[i];
   for (int i = 0; i < opt->ninputs; i++) argv[nargs++] = "--input", argv[nargs++] = (char *)opt->inputs[i];
   if (opt->has_seed) argv[nargs++] = arena_printf(a, "--random=%llu", (unsigned long long)opt->seed);
-  int repeat = (opt->repeat ? opt->repeat : 1) + (warmup ? 1 : 0);
+  int repeat = (opt->repeat ? opt->repeat : 1) + (warmup ? WARMUP_REPS : 0);
   argv[nargs++] = arena_printf(a, "--repeat=%d", repeat);
   char *out = temp_path(a, "out"), *err = temp_path(a, "err"), *times = temp_path(a, "times");
   char *profile = opt->profile ? temp_path(a, "profile") : NULL;
@@ -219,7 +235,10 @@ static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, 
   for (int i = 0; i < 4; i++)
     if (files[i]) unlink(files[i]);
   if (status != 0) exit(1);
-  if (warmup && o.nseconds > 1) memmove(o.seconds, o.seconds + 1, (size_t)--o.nseconds * sizeof *o.seconds);
+  if (warmup && o.nseconds > WARMUP_REPS) {
+    o.nseconds -= WARMUP_REPS;
+    memmove(o.seconds, o.seconds + WARMUP_REPS, (size_t)o.nseconds * sizeof *o.seconds);
+  }
   if (o.nseconds == 0) fatal("the program did not report its time");
   qsort(o.seconds, (size_t)o.nseconds, sizeof *o.seconds, by_value);
   o.min = o.seconds[0];
