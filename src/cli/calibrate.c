@@ -1,9 +1,12 @@
 // calibrate.c: `vecbsp probe`'s calibration: small VEC-BSP programs, each
 // stressing one kind of work, are compiled, run and predicted by the exact
-// model; the per-unit times of its counts are fitted to the measurements.
+// model; the per-unit times of its counts are fitted to the measurements:
+// first the latencies, from loops bound by their carried dependency, then
+// the throughput terms, from the runs those latencies do not explain.
 #include "cli/cli.h"
 #include "exec/exec.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 // A calibration program and the sizes it runs at.
@@ -39,19 +42,36 @@ static const CalProgram programs[] = {
 };
 enum { NPROGRAMS = sizeof programs / sizeof *programs };
 
+// Loops whose every iteration waits for the one before, on data in cache:
+// their time is the latency of their carried operations. A core's latencies
+// do not depend on p, so they run at p = 1.
+static const CalProgram latency_programs[] = {
+    {"add chain", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=20000"}, {"n=80000"}}},
+    {"max chain", "param n\ninput v : [n]int\nmain = fold max v\n", {{"n=20000"}, {"n=80000"}}},
+    {"multiply chain", "param n\ninput v : [n]int\nmain = fold (*) v\n", {{"n=20000"}, {"n=80000"}}},
+    {"divide chain", "param n\ninput v : [n]int\nmain = fold (\\a b -> (a + 1000003) / (b * b + 1)) v\n",
+     {{"n=20000"}, {"n=80000"}}},
+};
+enum { NLATENCY = sizeof latency_programs / sizeof *latency_programs };
+
+// A run the latencies explain mostly is left out of the throughput fit.
+#define LATENCY_BOUND 0.8
+
 // The counts of each superstep's busiest process (by a first guess of the
 // per-unit times), summed, with the words of the h-relations and the barriers.
-static CalibrationRun model_run(const ExactResult *x, const double guess[CAL_TERMS]) {
+static CalibrationRun model_run(const ExactResult *x, const Calibration *guess) {
   CalibrationRun run = {0};
+  bool in_memory = cost_in_memory(guess, x->footprint);
   for (int i = 0; i < x->nsteps; i++) {
     const ExactStep *st = &x->steps[i];
     int busiest = 0;
     for (int k = 1; k < x->p; k++)
-      if (cost_local_seconds(guess, &st->procs[k]) > cost_local_seconds(guess, &st->procs[busiest])) busiest = k;
-    const ExactCounts *c = &st->procs[busiest];
-    double n[CAL_WORDS] = {(double)c->ops, (double)c->divs, (double)c->elems, (double)c->loads, (double)c->stores};
+      if (cost_local_seconds(guess->unit, &st->procs[k], false) > cost_local_seconds(guess->unit, &st->procs[busiest], false))
+        busiest = k;
+    double n[CAL_WORDS];
+    cost_local_counts(&st->procs[busiest], in_memory, n);
     for (int t = 0; t < CAL_WORDS; t++) run.count[t] += n[t];
-    run.count[CAL_WORDS] += (double)st->h;
+    run.count[in_memory ? CAL_WORDS_MEM : CAL_WORDS] += (double)st->h;
     run.count[CAL_BARRIERS] += i + 1 < x->nsteps;
   }
   return run;
@@ -59,7 +79,7 @@ static CalibrationRun model_run(const ExactResult *x, const double guess[CAL_TER
 
 // Runs one program at one size: the measured local time and its counts.
 static CalibrationRun measure_one(Arena *a, const CalProgram *cp, int size, const Options *base, int p,
-                                  const double guess[CAL_TERMS]) {
+                                  const Calibration *guess) {
   Program *prog = cli_load_string(a, cp->name, cp->source);
   Options opt = *base;
   opt.defines = (const char **)cp->sizes[size];
@@ -74,28 +94,87 @@ static CalibrationRun measure_one(Arena *a, const CalProgram *cp, int size, cons
   return run;
 }
 
-json_t *cli_calibrate(const char *backend, int p, double s, const char *effort) {
-  Arena *a = arena_new();
-  Options base = {.backend = backend, .has_seed = true, .seed = 1};
-  base.repeat = effort && strcmp(effort, "--quick") == 0 ? 1 : effort && strcmp(effort, "--long") == 0 ? 15 : 5;
-  int sizes = effort && strcmp(effort, "--quick") == 0 ? 1 : 2;
-  CalibrationRun runs[NPROGRAMS * 2];
+// Measures each program at each size (at p processes), appending the runs
+// and their report rows.
+static int measure_all(Arena *a, const CalProgram *progs, int nprogs, int sizes, const Options *base, int p,
+                       const Calibration *guess, CalibrationRun *runs, json_t *report) {
   int n = 0;
-  json_t *report = json_array();
-  // The busiest process is chosen by operations first (one per 1/s seconds).
-  double guess[CAL_TERMS] = {1 / s, 1 / s};
-  for (int i = 0; i < NPROGRAMS; i++)
+  for (int i = 0; i < nprogs; i++)
     for (int size = 0; size < sizes; size++) {
-      CalibrationRun r = measure_one(a, &programs[i], size, &base, p, guess);
-      json_t *row = json_pack("{s:s, s:f}", "program", programs[i].name, "seconds", r.seconds);
+      CalibrationRun r = measure_one(a, &progs[i], size, base, p, guess);
+      json_t *row = json_pack("{s:s, s:i, s:f}", "program", progs[i].name, "p", p, "seconds", r.seconds);
       for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(row, cal_term_names[t], json_real(r.count[t]));
       json_array_append_new(report, row);
       if (r.seconds > 0) runs[n++] = r;
     }
-  double unit[CAL_TERMS];
-  double r2 = calibration_fit(runs, n, unit);
+  return n;
+}
+
+static double term_sum(const double unit[CAL_TERMS], const CalibrationRun *run, int from, int to) {
+  double t = 0;
+  for (int i = from; i < to; i++) t += unit[i] * run->count[i];
+  return t;
+}
+
+// Fits the latencies to the latency runs, then the throughput terms to the
+// throughput runs bound by their work. Which those are is found by rounds:
+// at first those the latencies explain less than mostly, then those whose
+// fitted throughput exceeds their latency.
+static void fit_local(const CalibrationRun *lat, int nlat, const CalibrationRun *thr, int nthr, double unit[CAL_TERMS]) {
+  bool terms[CAL_TERMS];
+  for (int t = 0; t < CAL_TERMS; t++) terms[t] = t >= CAL_LAT_FAST && t < CAL_WORDS;
+  calibration_fit(lat, nlat, terms, unit);
+  for (int t = 0; t < CAL_TERMS; t++) terms[t] = t < CAL_LAT_FAST;
+  bool *by_work = calloc((size_t)nthr + 1, sizeof *by_work);
+  CalibrationRun *work = malloc(((size_t)nthr + 1) * sizeof *work);
+  for (int r = 0; r < nthr; r++) by_work[r] = term_sum(unit, &thr[r], CAL_LAT_FAST, CAL_WORDS) < LATENCY_BOUND * thr[r].seconds;
+  for (int round = 0; round < nthr; round++) {
+    int nwork = 0;
+    for (int r = 0; r < nthr; r++)
+      if (by_work[r]) work[nwork++] = thr[r];
+    calibration_fit(work, nwork, terms, unit);
+    bool changed = false;
+    for (int r = 0; r < nthr; r++) {
+      bool now = term_sum(unit, &thr[r], 0, CAL_LAT_FAST) > term_sum(unit, &thr[r], CAL_LAT_FAST, CAL_WORDS);
+      changed |= now != by_work[r];
+      by_work[r] = now;
+    }
+    if (!changed) break;
+  }
+  free(work);
+  free(by_work);
+}
+
+// At p > 1 the local terms are the core's, measured at p = 1: the runs at
+// p fit what communication adds, the h-relations and the barriers.
+static void fit_exchange(CalibrationRun *runs, int n, double unit[CAL_TERMS]) {
+  bool terms[CAL_TERMS] = {0};
+  terms[CAL_WORDS] = terms[CAL_WORDS_MEM] = terms[CAL_BARRIERS] = true;
+  for (int r = 0; r < n; r++) runs[r].known = cost_local_time(unit, runs[r].count);
+  calibration_fit(runs, n, terms, unit);
+}
+
+json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, const char *effort) {
+  Arena *a = arena_new();
+  Options base = {.backend = backend, .has_seed = true, .seed = 1};
+  base.repeat = effort && strcmp(effort, "--quick") == 0 ? 1 : effort && strcmp(effort, "--long") == 0 ? 21 : 11;
+  int sizes = effort && strcmp(effort, "--quick") == 0 ? 1 : 2;
+  CalibrationRun runs[(NLATENCY + 2 * NPROGRAMS) * 2];
+  json_t *report = json_array();
+  // The busiest process is chosen by operations first (one per 1/s seconds).
+  Calibration guess = {.unit = {1 / s, 1 / s}, .cache_bytes = cache_bytes};
+  int nlat = measure_all(a, latency_programs, NLATENCY, sizes, &base, 1, &guess, runs, report);
+  int nthr = measure_all(a, programs, NPROGRAMS, sizes, &base, 1, &guess, runs + nlat, report);
+  fit_local(runs, nlat, runs + nlat, nthr, guess.unit);
+  int n = nlat + nthr;
+  if (p > 1) {
+    int np = measure_all(a, programs, NPROGRAMS, sizes, &base, p, &guess, runs + n, report);
+    fit_exchange(runs + n, np, guess.unit);
+    n += np;
+  }
+  double r2 = calibration_r2(runs, n, guess.unit);
   json_t *cal = json_object();
-  for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(cal, cal_term_names[t], json_real(unit[t]));
+  for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(cal, cal_term_names[t], json_real(guess.unit[t]));
   arena_free(a);
   return json_pack("{s:o, s:f, s:o}", "calibration", cal, "calibration_r2", r2, "calibration_runs", report);
 }

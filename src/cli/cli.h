@@ -90,7 +90,7 @@ void runner_free(RunOutcome *o);
 // calibrate.c: the exact model's per-unit times on this machine, fitted to
 // runs of small programs at p processes (s: operations per second): {"calibration": {...},
 // "calibration_r2": R2, "calibration_runs": [...]}.
-json_t *cli_calibrate(const char *backend, int p, double s, const char *effort);
+json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, const char *effort);
 
 // Shared by cost and sweep (cost.c): the model and machine the options ask
 // for, and output helpers.

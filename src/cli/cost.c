@@ -68,6 +68,13 @@ json_t *cost_json_number(double x) {
   return json_real(x);
 }
 
+// The busiest process's calibration counts in a superstep, by term name.
+static json_t *step_counts(const CostStep *st) {
+  json_t *counts = json_object();
+  for (int t = 0; t < CAL_WORDS; t++) json_object_set_new(counts, cal_term_names[t], cost_json_number(st->count[t]));
+  return counts;
+}
+
 static void print_json(FILE *out, Arena *a, const Program *prog, const CostRequest *req, const CostResult *r) {
   const Machine *m = &r->machine;
   json_t *params = json_object();
@@ -86,9 +93,11 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
     json_t *steps = json_array();
     for (int i = 0; i < r->nsteps; i++) {
       const CostStep *st = &r->steps[i];
-      json_array_append_new(steps, json_pack("{s:o, s:o, s:s, s:s}", "w", cost_json_number(st->w), "h",
-                                             cost_json_number(st->h), "where", pos_text(a, st->where), "what",
-                                             st->what));
+      json_t *step = json_pack("{s:o, s:o, s:s, s:s}", "w", cost_json_number(st->w), "h", cost_json_number(st->h),
+                               "where", pos_text(a, st->where), "what", st->what);
+      if (r->model == MODEL_EXACT) json_object_set_new(step, "counts", step_counts(st));
+      if (r->calibrated) json_object_set_new(step, "seconds", cost_json_number(st->seconds));
+      json_array_append_new(steps, step);
     }
     json_object_set_new(root, "supersteps", steps);
     json_object_set_new(root, "supersteps_truncated", json_boolean(r->steps_truncated));

@@ -13,7 +13,7 @@ static void solve_active(const CalibrationRun *runs, int n, const bool *active, 
     double w = 1 / (runs[r].seconds * runs[r].seconds);  // relative error: each run weighs the same
     for (int i = 0; i < CAL_TERMS; i++) {
       for (int j = 0; j < CAL_TERMS; j++) a[i][j] += w * runs[r].count[i] * runs[r].count[j];
-      a[i][CAL_TERMS] += w * runs[r].count[i] * runs[r].seconds;
+      a[i][CAL_TERMS] += w * runs[r].count[i] * (runs[r].seconds - runs[r].known);
     }
   }
   for (int i = 0; i < CAL_TERMS; i++)
@@ -41,28 +41,39 @@ static void solve_active(const CalibrationRun *runs, int n, const bool *active, 
     unit[i] = active[i] && fabs(a[i][i]) >= 1e-300 ? a[i][CAL_TERMS] / a[i][i] : 0;
 }
 
-double calibration_fit(const CalibrationRun *runs, int n, double unit[CAL_TERMS]) {
+void calibration_fit(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], double unit[CAL_TERMS]) {
   bool active[CAL_TERMS];
+  double fitted[CAL_TERMS];
   for (int i = 0; i < CAL_TERMS; i++) {
     active[i] = false;
-    for (int r = 0; r < n; r++) active[i] |= runs[r].count[i] > 0;  // a term never counted stays 0
+    for (int r = 0; r < n && fit[i]; r++) active[i] |= runs[r].count[i] > 0;  // a term never counted stays 0
   }
   // Drop the most negative term until none is negative (an active-set
-  // approximation of NNLS, exact enough for five terms).
+  // approximation of NNLS, exact enough for a handful of terms).
   for (;;) {
-    solve_active(runs, n, active, unit);
+    solve_active(runs, n, active, fitted);
     int worst = -1;
     for (int i = 0; i < CAL_TERMS; i++)
-      if (unit[i] < 0 && (worst < 0 || unit[i] < unit[worst])) worst = i;
+      if (fitted[i] < 0 && (worst < 0 || fitted[i] < fitted[worst])) worst = i;
     if (worst < 0) break;
     active[worst] = false;
   }
+  for (int i = 0; i < CAL_TERMS; i++)
+    if (fit[i]) unit[i] = fitted[i];
+}
+
+double calibration_predict(const double unit[CAL_TERMS], const CalibrationRun *run) {
+  double exchange = 0;
+  for (int t = CAL_WORDS; t < CAL_TERMS; t++) exchange += unit[t] * run->count[t];
+  return cost_local_time(unit, run->count) + exchange;
+}
+
+double calibration_r2(const CalibrationRun *runs, int n, const double unit[CAL_TERMS]) {
   double mean = 0, ss_res = 0, ss_tot = 0;
   for (int r = 0; r < n; r++) mean += runs[r].seconds / n;
   for (int r = 0; r < n; r++) {
-    double pred = 0;
-    for (int i = 0; i < CAL_TERMS; i++) pred += unit[i] * runs[r].count[i];
-    ss_res += (pred - runs[r].seconds) * (pred - runs[r].seconds);
+    double err = calibration_predict(unit, &runs[r]) - runs[r].seconds;
+    ss_res += err * err;
     ss_tot += (runs[r].seconds - mean) * (runs[r].seconds - mean);
   }
   return ss_tot > 0 ? 1 - ss_res / ss_tot : 1;

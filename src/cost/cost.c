@@ -86,19 +86,48 @@ static void check_exact(double x) {
     fatal("the predicted work or communication exceeds 2^53, beyond what the exact model counts exactly");
 }
 
-double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c) {
-  double n[CAL_WORDS] = {(double)c->ops, (double)c->divs, (double)c->elems, (double)c->loads, (double)c->stores};
-  double t = 0;
-  for (int u = 0; u < CAL_WORDS; u++) t += unit[u] * n[u];
-  return t;
+_Static_assert(CAL_WORDS - CAL_LAT_FAST == LAT_CLASSES, "one latency term per LatClass");
+
+void cost_local_counts(const ExactCounts *c, bool in_memory, double count[CAL_WORDS]) {
+  double n[CAL_LAT_FAST] = {(double)c->ops, (double)c->divs, (double)c->elems};
+  n[in_memory ? CAL_LOADS_MEM : CAL_LOADS] = (double)c->loads;
+  n[in_memory ? CAL_STORES_MEM : CAL_STORES] = (double)c->stores;
+  for (int t = 0; t < CAL_LAT_FAST; t++) count[t] = n[t];
+  for (int k = 0; k < LAT_CLASSES; k++) count[CAL_LAT_FAST + k] = (double)c->carried[k];
 }
 
-// The time of one superstep with a calibrated machine: the busiest
-// process's local time, then its h-relation and barrier.
-static double calibrated_step(const Calibration *cal, const ExactStep *st, int p, bool barrier) {
-  double busiest = 0;
-  for (int k = 0; k < p; k++) busiest = fmax(busiest, cost_local_seconds(cal->unit, &st->procs[k]));
-  return busiest + (double)st->h * cal->unit[CAL_WORDS] + (barrier ? cal->unit[CAL_BARRIERS] : 0);
+bool cost_in_memory(const Calibration *cal, double footprint) {
+  return cal->cache_bytes > 0 && 8 * footprint > cal->cache_bytes;
+}
+
+double cost_local_time(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
+  double work = 0, latency = 0;
+  for (int t = 0; t < CAL_LAT_FAST; t++) work += unit[t] * count[t];
+  for (int t = CAL_LAT_FAST; t < CAL_WORDS; t++) latency += unit[t] * count[t];
+  return fmax(work, latency);
+}
+
+double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, bool in_memory) {
+  double count[CAL_TERMS] = {0};
+  cost_local_counts(c, in_memory, count);
+  return cost_local_time(unit, count);
+}
+
+// A superstep as the analysis reports it: with a calibrated machine, the
+// busiest process's local time, then its h-relation and barrier.
+static CostStep exact_step(const Calibration *cal, const ExactStep *st, int p, bool barrier, bool in_memory) {
+  CostStep s = {.w = (double)st->w, .h = (double)st->h, .where = st->where, .what = st->what};
+  int busiest = 0;
+  double local = 0;
+  for (int k = 0; k < p; k++) {
+    double t = cal->present ? cost_local_seconds(cal->unit, &st->procs[k], in_memory) : (double)st->procs[k].ops;
+    if (t > local) local = t, busiest = k;
+  }
+  cost_local_counts(&st->procs[busiest], in_memory, s.count);
+  if (cal->present)
+    s.seconds = local + (double)st->h * cal->unit[in_memory ? CAL_WORDS_MEM : CAL_WORDS] +
+                (barrier ? cal->unit[CAL_BARRIERS] : 0);
+  return s;
 }
 
 // The exact model's supersteps as the analysis reports them.
@@ -109,14 +138,14 @@ static CostResult exact_result(Arena *arena, const CostRequest *req) {
   CostResult r = {.model = MODEL_EXACT, .machine = req->machine, .nsteps = x.nsteps, .steps_truncated = x.truncated,
                   .W = (double)x.W, .H = (double)x.H, .S = (double)x.S, .shapes = x.shapes};
   r.steps = arena_calloc(arena, (size_t)x.nsteps + 1, sizeof *r.steps);
-  for (int i = 0; i < x.nsteps; i++)
-    r.steps[i] = (CostStep){(double)x.steps[i].w, (double)x.steps[i].h, x.steps[i].where, x.steps[i].what};
-  check_exact(fmax(r.W, r.H));
   const Calibration *cal = &req->machine.cal;
-  if (cal->present && !x.truncated) {
-    for (int i = 0; i < x.nsteps; i++) r.seconds += calibrated_step(cal, &x.steps[i], x.p, i + 1 < x.nsteps);
-    r.calibrated = true;
+  for (int i = 0; i < x.nsteps; i++) {
+    r.steps[i] = exact_step(cal, &x.steps[i], x.p, i + 1 < x.nsteps, cost_in_memory(cal, x.footprint));
+    r.seconds += r.steps[i].seconds;
   }
+  check_exact(fmax(r.W, r.H));
+  r.calibrated = cal->present && !x.truncated;
+  if (!r.calibrated) r.seconds = 0;
   return r;
 }
 

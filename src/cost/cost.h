@@ -26,9 +26,19 @@ typedef struct CostConstants {
 } CostConstants;
 
 // The exact model's counts that calibration gives a time each: the
-// ExactCounts of exec.h, in this order, then the words of h-relations and
-// the barriers.
-enum { CAL_OPS, CAL_DIVS, CAL_ELEMS, CAL_LOADS, CAL_STORES, CAL_WORDS, CAL_BARRIERS, CAL_TERMS };
+// ExactCounts of exec.h (the loads and stores of a run whose memory does
+// not fit in the cache apart, as load_mem and store_mem; the carried
+// operations by LatClass), then the words of h-relations (word_mem: in a
+// run that does not fit in the cache) and the barriers.
+// A process's local time is the larger of its throughput terms (op ..
+// store_mem) and its latency terms (lat_*): a loop runs at the pace of its
+// work or of its carried dependency, whichever is slower (docs/cost-model.md,
+// "Calibration").
+enum {
+  CAL_OPS, CAL_DIVS, CAL_ELEMS, CAL_LOADS, CAL_STORES, CAL_LOADS_MEM, CAL_STORES_MEM,
+  CAL_LAT_FAST, CAL_LAT_SELECT, CAL_LAT_MUL, CAL_LAT_DIV,
+  CAL_WORDS, CAL_WORDS_MEM, CAL_BARRIERS, CAL_TERMS
+};
 extern const char *const cal_term_names[CAL_TERMS];  // "op", ..., "word", "barrier"
 
 // What `vecbsp probe` measured for the exact model's seconds
@@ -36,6 +46,7 @@ extern const char *const cal_term_names[CAL_TERMS];  // "op", ..., "word", "barr
 typedef struct Calibration {
   bool present;              // the machine file has "calibration"
   double unit[CAL_TERMS];    // seconds per unit of each count (word: of h; barrier: each)
+  double cache_bytes;        // the last-level cache the processes share ("cache_bytes"; 0: unknown)
 } Calibration;
 
 typedef struct Machine {
@@ -68,6 +79,9 @@ typedef struct CostStep {
   double h;          // the h-relation: max over processes of max(sent, received) words
   Pos where;         // the application whose barrier ends it (main for the last step)
   const char *what;  // what ends it, e.g. "map: gather"
+  // Exact model only:
+  double count[CAL_WORDS];  // the busiest process's calibration counts (op .. lat_div)
+  double seconds;           // its time with the calibrated machine (0 if not calibrated)
 } CostStep;
 
 typedef struct CostRequest {
@@ -105,15 +119,28 @@ typedef struct CostResult {
 typedef struct CalibrationRun {
   double count[CAL_TERMS];  // units of each term
   double seconds;           // measured time
+  double known;             // of which the terms not being fitted explain this much
 } CalibrationRun;
 
 typedef struct ExactCounts ExactCounts;
-// The local time of a process that did c, at these per-unit times.
-double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c);
+// c's calibration counts, CAL_OPS .. CAL_LAT_DIV; in_memory: the run's
+// footprint exceeds the cache, its loads and stores count as *_MEM.
+void cost_local_counts(const ExactCounts *c, bool in_memory, double count[CAL_WORDS]);
+// Does a run touching footprint words overflow the cache?
+bool cost_in_memory(const Calibration *cal, double footprint);
+// The local time of a process that did these counts, at these per-unit times.
+double cost_local_time(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
+double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, bool in_memory);
 
-// Non-negative least squares: unit[t] >= 0 minimising the squared relative
-// error over the runs; returns the coefficient of determination (R^2).
-double calibration_fit(const CalibrationRun *runs, int n, double unit[CAL_TERMS]);
+// Non-negative least squares over the terms marked in fit: unit[t] >= 0
+// minimising the squared relative error of the runs, whose time less their
+// known part the fitted terms are taken to explain; the other units are
+// left as they are.
+void calibration_fit(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], double unit[CAL_TERMS]);
+// A run's predicted time (cost_local_time, then words and barriers).
+double calibration_predict(const double unit[CAL_TERMS], const CalibrationRun *run);
+// The coefficient of determination (R^2) of those predictions.
+double calibration_r2(const CalibrationRun *runs, int n, const double unit[CAL_TERMS]);
 
 // Predicts the cost of req->prog. Errors (shape errors, constructs with no
 // closed form, limits) are diagnostics through error_at/fatal.

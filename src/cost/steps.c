@@ -32,7 +32,7 @@ static void list_row(Analysis *a, CostStep row) {
 
 void steps_close(Analysis *a, Num w, Num h, Site *site, const char *what) {
   Steps *st = &a->st;
-  list_row(a, (CostStep){w.v, h.v, site->pos, what});
+  list_row(a, (CostStep){.w = w.v, .h = h.v, .where = site->pos, .what = what});
   st->W = num_add(a->pc, st->W, w);
   st->H = num_add(a->pc, st->H, h);
   st->S = num_add(a->pc, st->S, num_of(1));
@@ -51,7 +51,7 @@ void steps_close_times(Analysis *a, Num w, Num h, Num times, Site *site, const c
 }
 
 void steps_final(Analysis *a, Num w, Pos where) {
-  list_row(a, (CostStep){w.v, 0, where, "end"});
+  list_row(a, (CostStep){.w = w.v, .where = where, .what = "end"});
   a->st.W = num_add(a->pc, a->st.W, w);
 }
 

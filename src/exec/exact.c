@@ -76,6 +76,7 @@ static void counts_add(Counts *to, const Counts *c, int64_t times) {
   to->elems += c->elems * times;
   to->loads += c->loads * times;
   to->stores += c->stores * times;
+  for (int k = 0; k < LAT_CLASSES; k++) to->carried[k] += c->carried[k] * times;
 }
 
 static void counts_max(Counts *to, const Counts *c) {
@@ -84,6 +85,13 @@ static void counts_max(Counts *to, const Counts *c) {
   if (c->elems > to->elems) to->elems = c->elems;
   if (c->loads > to->loads) to->loads = c->loads;
   if (c->stores > to->stores) to->stores = c->stores;
+  for (int k = 0; k < LAT_CLASSES; k++)
+    if (c->carried[k] > to->carried[k]) to->carried[k] = c->carried[k];
+}
+
+// iterations of a loop whose carried dependency is carried (plan.c).
+static void count_carried(Counts *c, const int carried[LAT_CLASSES], int64_t iterations) {
+  for (int k = 0; k < LAT_CLASSES && iterations > 0; k++) c->carried[k] += carried[k] * iterations;
 }
 
 // Counting into a tally c instead, to be added some number of times.
@@ -236,7 +244,6 @@ static Shape *apply(Ex *x, Ir *fn, Shape *env, Shape *a, Shape *b, int64_t times
 // f on each element of v (and of w): a regular vector is one application.
 static Shape *map_vec(Ex *x, Ir *f, Shape *env, Shape *v, Shape *w) {
   int64_t n = len(v);
-  x->now->elems += n;
   if (v->kind == SH_VEC && (!w || w->kind == SH_VEC)) {
     if (!n) return v;
     return shape_vec(&x->sh, v->n, apply(x, f, env, v->a, w ? w->a : NULL, n));
@@ -253,7 +260,6 @@ static Shape *followable(Ex *x, Shape *v) { return len(v) > SIMULATE_MAX ? shape
 // back its accumulator the rest repeat it: counted, not followed.
 static Shape *fold_vec(Ex *x, Ir *f, Shape *env, Shape *acc, Shape *v, int64_t from) {
   int64_t n = len(v);
-  x->now->elems += n > from ? n - from : 0;
   for (int64_t i = from; i < n; i++) {
     Shape *r = apply(x, f, env, acc, shape_elem(v, i), 1);
     if (r == acc && v->kind == SH_VEC) {
@@ -270,7 +276,6 @@ static Shape *fold_vec(Ex *x, Ir *f, Shape *env, Shape *acc, Shape *v, int64_t f
 static Shape *prefix_vec(Ex *x, Ir *f, Shape *env, Shape *v) {
   int64_t n = len(v);
   if (!n) return v;
-  x->now->elems += n - 1;
   Shape *first = shape_elem(v, 0), *acc = first, **out = NULL;
   for (int64_t i = 1; i < n; i++) {
     Shape *r = apply(x, f, env, acc, shape_elem(v, i), 1);
@@ -291,6 +296,7 @@ static Shape *prefix_vec(Ex *x, Ir *f, Shape *env, Shape *v) {
 // One row per element of ys: f on every element of xs and that element.
 static Shape *c_prod_vec(Ex *x, Ir *f, Shape *env, Shape *xs, Shape *ys) {
   int64_t n = len(ys);
+  x->now->elems += n * len(xs);
   if (ys->kind == SH_VEC) {
     if (!n) return ys;
     Counts row;
@@ -374,6 +380,7 @@ static Shape *iter(Ex *x, Ir *e) {
   int64_t k = ev(x, e->b)->n.k;
   if (holds_top(x, e->body)) return iter_top(x, e, acc, k);
   x->now->elems += k;
+  count_carried(x->now, e->carried, k);
   Shape *env = env_key(x, e);
   for (int64_t i = 0; i < k; i++) {
     Shape *r = apply(x, e, env, acc, NULL, 1);
@@ -399,6 +406,8 @@ static Shape *local_skeleton(Ex *x, Ir *e) {
   if (!e->a->fused) c->loads += array_words(e->a->ty, len(a));
   if (e->kind == IR_PAIR_MAP && !e->b->fused) c->loads += array_words(e->b->ty, len(b));
   if (e->kind != IR_FOLD && !e->fused) c->stores += e->kind == IR_INITS || e->kind == IR_TAILS ? 2 * len(a) : array_words(e->ty, len(a));
+  count_carried(c, e->carried, len(a) - (e->kind == IR_FOLD || e->kind == IR_PREFIX));
+  if (!e->fused) c->elems += len(a);  // a fused generator's elements are its consumer's iterations
   switch (e->kind) {
   case IR_MAP: return map_vec(x, e, env_key(x, e), a, NULL);
   case IR_PAIR_MAP: return map_vec(x, e, env_key(x, e), a, b);
@@ -529,14 +538,33 @@ static void region_barrier(Ex *x, Ir *stage, const char *what) {
   if (x->p > 1) barrier(x, stage->pos, arena_printf(x->sh.arena, "%s: %s", builtin_name(ir_builtin(stage->kind)), what));
 }
 
-// A message: the sender packs it, the receiver unpacks it.
-static void message(Ex *x, int from, int to, double words) {
+// A message: the sender packs it; the receiver unpacks it, or reads it in
+// place (in_place).
+static void send_words(Ex *x, int from, int to, double words, bool in_place) {
   if (from == to) return;
   int64_t w = (int64_t)words;
   x->sent[from] += w;
   x->recv[to] += w;
   x->open[from].stores += w;
-  x->open[to].stores += w;
+  if (!in_place) x->open[to].stores += w;
+}
+
+static void message(Ex *x, int from, int to, double words) { send_words(x, from, to, words, false); }
+
+// A block of a vector: of scalars, the receiver reads it where it arrived;
+// of vectors, the sender reads each row's descriptor (to find one stride),
+// and the receiver copies the rows out and builds a descriptor for each.
+static void block_message(Ex *x, int from, int to, Shape *blk) {
+  int64_t n = len(blk);
+  Shape *elem = n ? shape_elem(blk, 0) : NULL;
+  bool scalars = elem && elem->kind != SH_PAIR && !shape_is_vector(elem);
+  int64_t rows = elem && shape_is_vector(elem) ? n : 0;
+  send_words(x, from, to, shape_message_words(&x->sh, blk, 0, n), scalars);
+  if (from == to || !rows) return;
+  x->open[from].elems += rows;
+  x->open[from].loads += 2 * rows;
+  x->open[to].elems += rows;
+  x->open[to].stores += 2 * rows;
 }
 
 static Mark mark(Ex *x) {
@@ -604,6 +632,7 @@ static Shape *stage_fold(Ex *x, Ir *e, Shape *env, Shape **blk) {
   for (int k = 0; k < x->p; k++) {
     if (!len(blk[k])) continue;
     on(x, k);
+    if (x->p > 1) count_carried(x->now, e->carried, len(blk[k]) - 1);
     part[k] = fold_vec(x, e, env, shape_elem(blk[k], 0), followable(x, blk[k]), 1);
     message(x, k, 0, shape_value_words(&x->sh, part[k]));
   }
@@ -624,6 +653,7 @@ static void stage_prefix(Ex *x, Ir *e, Shape *env, Shape **blk, int64_t n) {
   int64_t words = x->p > 1 ? slot(e->ty->a) : 0;  // alone, the prefix is a generator
   for (int k = 0; k < x->p; k++) {
     on(x, k);
+    if (x->p > 1) count_carried(x->now, e->carried, len(blk[k]) - 1);
     blk[k] = prefix_vec(x, e, env, followable(x, blk[k]));
     x->now->stores += words * len(blk[k]);
     x->now->loads += words * len(blk[k]);
@@ -698,8 +728,8 @@ static void fetch(Ex *x, Region *r, Shape **operand, Shape *a, Shape *b, Shape *
     if (b) blk2[k] = slice(x, b, lo_of(x, n, k), lo_of(x, n, k + 1));
     if (k == 0) continue;
     message(x, 0, k, full);
-    message(x, 0, k, shape_message_words(&x->sh, blk[k], 0, len(blk[k])));
-    if (b) message(x, 0, k, shape_message_words(&x->sh, blk2[k], 0, len(blk2[k])));
+    block_message(x, 0, k, blk[k]);
+    if (b) block_message(x, 0, k, blk2[k]);
   }
   region_barrier(x, r->first, "fetch");
 }
@@ -712,12 +742,16 @@ static bool stored_input(Region *r, int s) {
   return k == IR_C_PROD || k == IR_INITS || k == IR_TAILS;
 }
 
+// Does stage s begin a new loop over the block at p > 1 (its input was
+// stored, or is the second pass of a prefix), or run inside the one before?
+static bool starts_loop(Region *r, int s) { return stored_input(r, s) || r->stages[s - 1]->kind == IR_PREFIX; }
+
 // The gather: each process stores its block of the result once, and every
 // worker sends it to process 0.
 static Shape *gather(Ex *x, Region *r, Shape **blk, int64_t n) {
   for (int k = 0; k < x->p; k++) {
     x->open[k].stores += array_words(r->root->ty, len(blk[k]));
-    if (k && len(blk[k])) message(x, k, 0, shape_message_words(&x->sh, blk[k], 0, len(blk[k])));
+    if (k && len(blk[k])) block_message(x, k, 0, blk[k]);
   }
   region_barrier(x, r->root, "gather");
   on(x, 0);
@@ -736,9 +770,14 @@ static Shape *region(Ex *x, Ir *e) {
   Shape **blk = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *blk);
   Shape **blk2 = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *blk2);
   fetch(x, r, operand, a, b, blk, blk2);
+  if (x->p == 1) {  // one fused pass
+    count_carried(&x->open[0], r->carried_alone, n - 1);
+    x->open[0].elems += n;
+  }
   for (int s = 0; s < r->nstages; s++) {
     Ir *st = r->stages[s];
     Shape *env = st->x ? env_key(x, st) : NULL;
+    for (int k = 0; k < x->p && x->p > 1 && starts_loop(r, s); k++) x->open[k].elems += len(blk[k]);
     for (int k = 0; k < x->p && stored_input(r, s); k++) {
       x->open[k].loads += array_words(plan_chain_arg(st) ? plan_chain_arg(st)->ty : st->a->ty, len(blk[k]));
       if (b) x->open[k].loads += array_words(st->b->ty, len(blk2[k]));
@@ -764,6 +803,17 @@ static Shape *region(Ex *x, Ir *e) {
   return gather(x, r, blk, n);
 }
 
+// The memory a run touches: the arrays it stores are never reused within
+// it, so every stored word is a new one (an approximation for iter steps).
+static double footprint(Ex *x) {
+  double words = 0;
+  for (int i = 0; i < x->ir->prog->ninputs; i++)
+    words += shape_value_words(&x->sh, from_input(x, x->ir->prog->inputs[i]->itype));
+  for (int i = 0; i < x->nsteps; i++)
+    for (int k = 0; k < x->p; k++) words += (double)x->steps[i].procs[k].stores;
+  return words;
+}
+
 void exact_cost(Program *prog, const int64_t *params, int p, ExactResult *out) {
   IrProgram *ir = lower_program(prog);
   Arena *arena = prog->arena;
@@ -780,5 +830,6 @@ void exact_cost(Program *prog, const int64_t *params, int p, ExactResult *out) {
   x.now = &x.open[0];
   ev(&x, ir->main);
   barrier(&x, prog->main->pos, "end");  // the last superstep, ending the program
-  *out = (ExactResult){x.steps, x.nsteps, x.truncated, x.p, x.W, x.H, x.closed - 1, (int64_t)x.sh.table.count};
+  *out = (ExactResult){x.steps, x.nsteps, x.truncated, x.p, x.W, x.H, x.closed - 1, (int64_t)x.sh.table.count,
+                       footprint(&x)};
 }

@@ -116,6 +116,12 @@ char *codegen_program(IrProgram *ir);
 // without running anything (docs/cost-model.md, "The exact model").
 //
 
+// Latency classes of the operations on a loop's carried dependency (plan.c,
+// "Carried dependencies"): integer add, subtract, compare, logic; max, min
+// and data conditionals (a compare and a select); multiply and float add or
+// multiply; divide and remainder.
+typedef enum { LAT_FAST, LAT_SELECT, LAT_MUL, LAT_DIV, LAT_CLASSES } LatClass;
+
 // What one process does in one superstep, as the plan says the executor
 // does it. ops is what the profile counts (w); the others are calibration
 // counts that the generated code does not count.
@@ -125,6 +131,7 @@ typedef struct ExactCounts {
   int64_t elems;   // skeleton loop iterations (elements mapped, operator applications, iter rounds)
   int64_t loads;   // 8-byte words read from stored arrays (a received block included)
   int64_t stores;  // 8-byte words written to stored arrays (results, copies, packing, unpacking)
+  int64_t carried[LAT_CLASSES];  // operations on the carried dependencies of loops, by class, times the iterations
 } ExactCounts;
 
 typedef struct ExactStep {
@@ -146,6 +153,7 @@ typedef struct ExactResult {
   int64_t W, H;      // sums of w and h over all supersteps
   int64_t S;         // barriers
   int64_t shapes;    // distinct shapes the analysis built (its memory)
+  double footprint;  // words of memory one run touches: the inputs and every word stored
 } ExactResult;
 
 enum { EXACT_STEPS_LISTED = 100000 };

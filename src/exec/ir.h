@@ -4,6 +4,7 @@
 #ifndef VECBSP_IR_H
 #define VECBSP_IR_H
 
+#include "exec/exec.h"
 #include "lang/lang.h"
 
 #include <stdio.h>
@@ -77,6 +78,9 @@ struct Ir {
   int stage;        // MODE_TOP: its position in the region's chain
   bool fused;       // MODE_LOCAL map, pair_map or prefix whose elements are made
                     // inside the loop of the skeleton consuming it (no array)
+  int carried[LAT_CLASSES];  // a loop's own (a local skeleton not fused, a top-level
+                             // fold or prefix, a local iter): the operations by class
+                             // each iteration waits for from the one before
 };
 
 // A region: a chain of parallel applications, each the distributed argument
@@ -91,6 +95,8 @@ struct Region {
   int ncaptured;
   Ir **inputs;      // inputs used by the stage functions, sent in full
   int ninputs;
+  int carried_alone[LAT_CLASSES];  // at p = 1 (one fused pass): the longest carried
+                                   // dependency of its stages
 };
 
 typedef struct IrProgram {

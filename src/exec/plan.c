@@ -13,6 +13,9 @@ typedef struct Planner {
   PtrVec regions; // Region *, in order of creation
   bool *bound;    // by var id: bound inside the body being scanned
   bool *seen;     // by var id / input index: already captured
+  struct Path *at;  // by var id: the carried path to a let-bound value
+  int *stamp;       // by var id: which scan set at (the others are stale)
+  int scan;         // the scan in progress
 } Planner;
 
 // Appends item to an arena-allocated array of n pointers (short lists only).
@@ -97,6 +100,106 @@ static void fuse(Ir *e) {
 }
 
 //
+// Carried dependencies: the operations one iteration of a fold, prefix or
+// iter must finish before the next can start (the path from the accumulator
+// to the operator's result), by latency class. A loop runs no faster than
+// that path, however few operations it does (docs/cost-model.md, "Carried
+// dependencies"). Vector-valued work breaks the path: its elements do not
+// wait for each other.
+//
+
+// A path's operations by class; len, its length in typical cycles, picks
+// the longest (the machine file has this machine's latencies).
+typedef struct Path {
+  int n[LAT_CLASSES];  // operations on the path, by class
+  int len;             // nominal length; negative: not reached from the accumulator
+} Path;
+
+static const int nominal_latency[LAT_CLASSES] = {1, 3, 3, 20};
+static const Path no_path = {.len = -1};
+
+static Path longer(Path a, Path b) { return a.len >= b.len ? a : b; }
+
+static Path extend(Path p, LatClass c) {
+  if (p.len < 0) return p;
+  p.n[c]++;
+  p.len += nominal_latency[c];
+  return p;
+}
+
+static LatClass op_class(Ir *e) {
+  bool fp = e->a->ty->kind == T_FLOAT;
+  switch (e->op) {
+  case OP_MAX: case OP_MIN: return LAT_SELECT;
+  case OP_MUL: return LAT_MUL;
+  case OP_DIV: case OP_MOD: return LAT_DIV;
+  case OP_ADD: case OP_SUB: return fp ? LAT_MUL : LAT_FAST;
+  default: return LAT_FAST;
+  }
+}
+
+// The longest path from the accumulator acc to e's value.
+static Path carried_path(Planner *P, IrVar *acc, Ir *e) {
+  switch (e->kind) {
+  case IR_VAR:
+    if (e->var == acc) return (Path){0};
+    return P->stamp[e->var->id] == P->scan ? P->at[e->var->id] : no_path;
+  case IR_LET:
+    P->at[e->var->id] = carried_path(P, acc, e->a);
+    P->stamp[e->var->id] = P->scan;
+    return carried_path(P, acc, e->body);
+  case IR_BINOP: return extend(longer(carried_path(P, acc, e->a), carried_path(P, acc, e->b)), op_class(e));
+  case IR_UNOP: return extend(carried_path(P, acc, e->a), LAT_FAST);
+  case IR_IF:
+    return extend(longer(carried_path(P, acc, e->a), longer(carried_path(P, acc, e->b), carried_path(P, acc, e->c))),
+                  LAT_SELECT);
+  case IR_IFS: case IR_PAIR: case IR_ENTRY:
+    return longer(e->kind == IR_IFS ? no_path : carried_path(P, acc, e->a),
+                  longer(carried_path(P, acc, e->b), e->c ? carried_path(P, acc, e->c) : no_path));
+  case IR_FST: case IR_SND: case IR_HD: return carried_path(P, acc, e->a);
+  default: return no_path;  // constants, sizes and vector-valued work
+  }
+}
+
+// The carried path of one iteration of e's own loop (none if it has none).
+static Path own_path(Planner *P, Ir *e) {
+  bool carries = e->kind == IR_FOLD || e->kind == IR_PREFIX || e->kind == IR_ITER;
+  if (!carries) return no_path;
+  P->scan++;
+  return carried_path(P, e->x, e->body);
+}
+
+// A local loop and the fused generators made inside it run as one loop: its
+// iterations wait for the longest of their carried paths, not their sum.
+static Path loop_path(Planner *P, Ir *e) {
+  Path p = own_path(P, e);
+  if (e->kind == IR_ITER) return p;
+  if (e->a && e->a->fused) p = longer(p, loop_path(P, e->a));
+  if (e->kind == IR_PAIR_MAP && e->b->fused) p = longer(p, loop_path(P, e->b));
+  return p;
+}
+
+static void set_carried(int to[LAT_CLASSES], Path p) {
+  for (int c = 0; c < LAT_CLASSES; c++) to[c] = p.len > 0 ? p.n[c] : 0;
+}
+
+static void carry(Planner *P, Ir *e) {
+  if (!e) return;
+  if (e->kind == IR_ITER || (ir_is_skeleton(e->kind) && (e->mode == MODE_TOP || !e->fused)))
+    set_carried(e->carried, e->mode == MODE_TOP ? own_path(P, e) : loop_path(P, e));
+  Ir *kids[] = {e->a, e->b, e->c, e->body};
+  for (int i = 0; i < 4; i++) carry(P, kids[i]);
+  for (int i = 0; i < e->nelems; i++) carry(P, e->elems[i]);
+}
+
+// Alone, a region's stages are one fused pass.
+static void carry_alone(Planner *P, Region *g) {
+  Path p = no_path;
+  for (int s = 0; s < g->nstages; s++) p = longer(p, own_path(P, g->stages[s]));
+  set_carried(g->carried_alone, p);
+}
+
+//
 // Captured data: the free variables and the inputs of the stage functions.
 //
 
@@ -167,5 +270,11 @@ void plan_program(IrProgram *ir) {
   chain(&P, ir->main);
   ir->nregions = P.regions.len;
   ir->regions = (Region **)P.regions.data;
-  for (int r = 0; r < ir->nregions; r++) find_captured(&P, ir->regions[r]);
+  P.at = arena_calloc(ir->arena, (size_t)ir->nvars + 1, sizeof *P.at);
+  P.stamp = arena_calloc(ir->arena, (size_t)ir->nvars + 1, sizeof *P.stamp);
+  carry(&P, ir->main);
+  for (int r = 0; r < ir->nregions; r++) {
+    find_captured(&P, ir->regions[r]);
+    carry_alone(&P, ir->regions[r]);
+  }
 }

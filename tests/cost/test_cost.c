@@ -2,7 +2,8 @@
 // (cost_test GROUP, run from the project root): the papers' formulas for
 // both matrix-vector algorithms, every builtin's cost computed by hand in
 // both models, the exact model against independent block formulas, closed
-// forms, static errors, the hash-consing and the plan.
+// forms, static errors, the hash-consing, the plan and what calibration
+// counts and fits.
 #include "cost/costint.h"
 #include "exec/exec.h"
 #include "exec/ir.h"
@@ -492,13 +493,106 @@ static void test_plan(void) {
   arena_free(a);
 }
 
+//
+// What calibration counts, computed by hand (docs/cost-model.md, "Carried
+// dependencies" and "Calibration"), and the fit on synthetic runs.
+//
+
+// A process's counts summed over the supersteps.
+static ExactCounts counts_of(Arena *a, Program *prog, const char *params, int p, int pid, double *footprint) {
+  ExactResult x;
+  exact_cost(prog, params_of(a, prog, params), p, &x);
+  ExactCounts c = {0};
+  for (int i = 0; i < x.nsteps; i++) {
+    const ExactCounts *s = &x.steps[i].procs[pid];
+    c.ops += s->ops, c.elems += s->elems, c.loads += s->loads, c.stores += s->stores;
+    for (int k = 0; k < LAT_CLASSES; k++) c.carried[k] += s->carried[k];
+  }
+  if (footprint) *footprint = x.footprint;
+  return c;
+}
+
+typedef struct Carried {
+  const char *program;  // after "param n\ninput v : [n]int\n"
+  int p;
+  int64_t fast, select, mul, div;  // of the busiest (last) process, n = 1000
+} Carried;
+
+static const Carried carried[] = {
+    {"main = fold (+) v", 1, 999, 0, 0, 0},
+    {"main = fold max v", 1, 0, 999, 0, 0},
+    {"main = fold (*) v", 1, 0, 0, 999, 0},
+    {"main = fold (\\a b -> a / (b * b + 1) + 1) v", 1, 999, 0, 0, 999},
+    {"main = fold (\\a b -> let c = a * 2 in c + b) v", 1, 999, 0, 999, 0},
+    {"main = fold (\\a b -> if a > b then a - b else a + b) v", 1, 999, 999, 0, 0},
+    // Work on the element alone is off the path: only the add waits.
+    {"main = fold (\\a b -> a + b * b * b) v", 1, 999, 0, 0, 0},
+    // Fused in one pass, a prefix and a fold wait for the longer of their paths.
+    {"main = fold max (prefix (+) v)", 1, 0, 999, 0, 0},
+    // In parallel, they are two loops over each block of 500.
+    {"main = fold max (prefix (+) v)", 2, 499, 499, 0, 0},
+    {"main = fold max (map (\\z -> max (fst z) (snd z)) (prefix (\\a b -> (fst a + fst b, max (snd a + fst b) (snd b))) "
+     "(map (\\y -> (y, max y 0)) v)))",
+     1, 999, 999, 0, 0},
+    // A local fold inside a map: segment i + 1 long waits i times; then the outer fold max.
+    {"main = fold max (map (\\s -> fold (+) s) (inits v))", 1, 999 * 1000 / 2, 999, 0, 0},
+    // Vector-valued accumulators do not wait element by element.
+    {"main = length (iter (\\a -> pair_map (+) (a, v)) v 5)", 1, 0, 0, 0, 0},
+};
+
+static void test_calibration(void) {
+  Arena *a = arena_new();
+  for (size_t i = 0; i < sizeof carried / sizeof *carried; i++) {
+    const Carried *t = &carried[i];
+    Program *prog = load_text(a, arena_printf(a, "param n\ninput v : [n]int\n%s\n", t->program));
+    ExactCounts c = counts_of(a, prog, "n=1000", t->p, t->p - 1, NULL);
+    CHECK(c.carried[LAT_FAST] == t->fast && c.carried[LAT_SELECT] == t->select && c.carried[LAT_MUL] == t->mul &&
+              c.carried[LAT_DIV] == t->div,
+          "carried %s at p=%d: %lld %lld %lld %lld", t->program, t->p, (long long)c.carried[0],
+          (long long)c.carried[1], (long long)c.carried[2], (long long)c.carried[3]);
+  }
+  // One loop iteration per element of a fused pass, however many stages it fuses.
+  Program *prog = load_text(a, "param n m\ninput M : [n][m]int\n"
+                               "main = map (\\r -> fold (+) (map (\\x -> x + 1) r)) M\n");
+  double footprint;
+  ExactCounts c = counts_of(a, prog, "n=10 m=7", 1, 0, &footprint);
+  CHECK(c.elems == 10 + 10 * 7, "elements of fused loops: %lld", (long long)c.elems);
+  CHECK(footprint == 10 * 7 + 10, "footprint: the input and the result stored: %g", footprint);
+  // The local time: the slower of the work and the carried latency.
+  double unit[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5, [CAL_LAT_SELECT] = 10};
+  ExactCounts work = {.ops = 3, .loads = 4, .carried = {[LAT_SELECT] = 1}};
+  CHECK(cost_local_seconds(unit, &work, false) == 11 && cost_local_seconds(unit, &work, true) == 23,
+        "work-bound: 3 + 4 * 2 in cache, 3 + 4 * 5 in memory");
+  work.carried[LAT_SELECT] = 2;
+  CHECK(cost_local_seconds(unit, &work, false) == 20, "latency-bound: 2 * 10");
+  Calibration cache = {.cache_bytes = 800};
+  CHECK(!cost_in_memory(&cache, 100) && cost_in_memory(&cache, 101), "100 words fill 800 bytes");
+  // The fit finds the units that made synthetic runs, less their known part.
+  CalibrationRun runs[6];
+  double made[CAL_TERMS] = {[CAL_OPS] = 2e-9, [CAL_ELEMS] = 5e-10, [CAL_STORES] = 3e-9};
+  for (int r = 0; r < 6; r++) {
+    runs[r] = (CalibrationRun){.count = {[CAL_OPS] = 1000 * (r + 1), [CAL_ELEMS] = 700 * (r % 3 + 1),
+                                         [CAL_STORES] = 300 * (r % 2 + 1), [CAL_WORDS] = 50},
+                               .known = 1e-6 * r};
+    for (int t = 0; t < CAL_TERMS; t++) runs[r].seconds += made[t] * runs[r].count[t];
+    runs[r].seconds += runs[r].known;
+  }
+  bool fit[CAL_TERMS] = {[CAL_OPS] = true, [CAL_ELEMS] = true, [CAL_STORES] = true, [CAL_LOADS] = true};
+  double got[CAL_TERMS] = {[CAL_WORDS] = 7};
+  calibration_fit(runs, 6, fit, got);
+  CHECK(fabs(got[CAL_OPS] - 2e-9) < 1e-15 && fabs(got[CAL_ELEMS] - 5e-10) < 1e-15 &&
+            fabs(got[CAL_STORES] - 3e-9) < 1e-15 && got[CAL_LOADS] == 0 && got[CAL_WORDS] == 7,
+        "fit: %g %g %g %g %g", got[CAL_OPS], got[CAL_ELEMS], got[CAL_STORES], got[CAL_LOADS], got[CAL_WORDS]);
+  arena_free(a);
+}
+
 static const struct {
   const char *name;
   void (*run)(void);
 } groups[] = {
     {"matvec-paper", test_matvec_paper}, {"matvec-exact", test_matvec_exact}, {"builtins", test_builtins},
     {"exact-blocks", test_exact_blocks}, {"symbolic", test_symbolic},         {"errors", test_errors},
-    {"shapes", test_shapes},             {"plan", test_plan},
+    {"shapes", test_shapes},             {"plan", test_plan},                 {"calibration", test_calibration},
 };
 
 int main(int argc, char **argv) {
