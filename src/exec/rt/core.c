@@ -28,7 +28,7 @@ typedef bool t_b;
 /* ---- memory: one bump arena per process, released as a stack ---- */
 
 typedef struct rt_chunk {
-  struct rt_chunk *prev; /* the chunk filled before this one */
+  struct rt_chunk *prev; /* the chunk filled before this one (in the spares: the next spare) */
   size_t size;           /* bytes of data */
   size_t base;           /* arena offset of data[0] */
   char data[];           /* the memory handed out */
@@ -37,8 +37,8 @@ typedef struct rt_chunk {
 typedef struct rt_arena {
   rt_chunk *top;   /* the chunk being filled */
   size_t used;     /* arena offset of the next free byte */
-  rt_chunk *spare; /* the largest chunk released, kept for reuse: its pages
-                    * are mapped already, so a repetition does not fault them in again */
+  rt_chunk *spare; /* the chunks released, kept for reuse: their pages are
+                    * mapped already, so a repetition does not fault them in again */
 } rt_arena;
 
 static _Thread_local rt_arena rt_mem;
@@ -47,11 +47,12 @@ static inline _Noreturn void rt_out_of_memory(void) {
   bsp_abort("vecbsp: error: out of memory\n");
 }
 
-/* A chunk of at least size bytes after c: the spare if it is large enough. */
+/* A chunk of at least size bytes after c: a spare if one is large enough. */
 static inline rt_chunk *rt_chunk_new(rt_chunk *c, size_t size) {
-  rt_chunk *n = rt_mem.spare;
-  if (n && n->size >= size) {
-    rt_mem.spare = NULL;
+  rt_chunk **link = &rt_mem.spare, *n;
+  while ((n = *link) && n->size < size) link = &n->prev;
+  if (n) {
+    *link = n->prev;
   } else {
     size_t want = c ? c->size * 2 : (size_t)1 << 20;
     while (want < size) want *= 2;
@@ -73,19 +74,15 @@ static inline void *rt_alloc(size_t size) {
   return p;
 }
 
-/* Frees everything allocated since rt_mark() returned mark (the largest
- * chunk freed stays as the spare). */
+/* Frees everything allocated since rt_mark() returned mark (the chunks
+ * freed become spares: no more than the peak is ever held). */
 static inline size_t rt_mark(void) { return rt_mem.used; }
 static inline void rt_release(size_t mark) {
   while (rt_mem.top && rt_mem.top->base >= mark && rt_mem.top->base > 0) {
     rt_chunk *c = rt_mem.top;
     rt_mem.top = c->prev;
-    if (rt_mem.spare && rt_mem.spare->size >= c->size) {
-      free(c);
-    } else {
-      free(rt_mem.spare);
-      rt_mem.spare = c;
-    }
+    c->prev = rt_mem.spare;
+    rt_mem.spare = c;
   }
   rt_mem.used = mark;
 }
@@ -279,7 +276,10 @@ static void rt_end_process(void) {
     prev = c->prev;
     free(c);
   }
-  free(rt_mem.spare);
+  for (rt_chunk *c = rt_mem.spare, *next; c; c = next) {
+    next = c->prev;
+    free(c);
+  }
   rt_mem = (rt_arena){0};
   free(rt_box.msg);
   rt_box = (rt_inbox){0};
