@@ -13,32 +13,35 @@
 typedef struct CalProgram {
   const char *name;    // for the report
   const char *source;  // VEC-BSP text
-  const char *sizes[2][2];  // two runs, each up to two -D NAME=VALUE
+  const char *sizes[3][2];  // up to three runs (in cache, in the last-level cache, in memory),
+                            // each up to two -D NAME=VALUE
 } CalProgram;
 
 static const CalProgram programs[] = {
-    {"sum", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=2000000"}, {"n=8000000"}}},
-    {"map", "param n\ninput v : [n]int\nmain = length (map (\\x -> x * 3 + 1) v)\n", {{"n=2000000"}, {"n=8000000"}}},
+    {"sum", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
+    {"map", "param n\ninput v : [n]int\nmain = length (map (\\x -> x * 3 + 1) v)\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
     {"divide", "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> x / 7 + x % 5) v)\n",
-     {{"n=2000000"}, {"n=8000000"}}},
-    {"scan", "param n\ninput v : [n]int\nmain = fold max (prefix (+) v)\n", {{"n=2000000"}, {"n=8000000"}}},
+     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
+    {"scan", "param n\ninput v : [n]int\nmain = fold max (prefix (+) v)\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
     {"rows", "param m n\ninput M : [m][n]int\nmain = fold (+) (map (fold (+)) M)\n",
-     {{"m=1000", "n=2000"}, {"m=4000", "n=2000"}}},
+     {{"m=125", "n=2000"}, {"m=1000", "n=2000"}, {"m=4000", "n=2000"}}},
     {"vector fold", "param m n\ninput M : [m][n]int\nmain = fold (+) (fold (\\a b -> pair_map (+) (a, b)) M)\n",
-     {{"m=1000", "n=2000"}, {"m=4000", "n=2000"}}},
-    {"segments", "param n\ninput v : [n]int\nmain = length (redconcat (inits v))\n", {{"n=1500"}, {"n=3000"}}},
+     {{"m=125", "n=2000"}, {"m=1000", "n=2000"}, {"m=4000", "n=2000"}}},
+    {"segments", "param n\ninput v : [n]int\nmain = length (redconcat (inits v))\n", {{"n=500"}, {"n=1500"}, {"n=3000"}}},
     {"short rows", "param m n\ninput M : [m][n]int\nmain = fold (+) (map (fold (+)) M)\n",
-     {{"m=250000", "n=8"}, {"m=1000000", "n=8"}}},
+     {{"m=31250", "n=8"}, {"m=250000", "n=8"}, {"m=1000000", "n=8"}}},
     {"segment sums", "param n\ninput v : [n]int\nmain = fold max (map (fold (+)) (inits v))\n",
      {{"n=1500"}, {"n=3000"}}},
+    {"row prefixes", "param m n\ninput M : [m][n]int\nmain = length (redconcat (map inits M))\n",
+     {{"m=10000", "n=4"}, {"m=100000", "n=4"}}},
     {"tiny sum", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=500"}, {"n=2000"}}},
     {"tiny scan", "param n\ninput v : [n]int\nmain = fold max (prefix (+) v)\n", {{"n=500"}, {"n=2000"}}},
     {"dot", "param n\ninput a : [n]int\ninput b : [n]int\nmain = fold (+) (pair_map (*) (a, b))\n",
-     {{"n=2000000"}, {"n=8000000"}}},
+     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
     {"broadcast",
      "param m n\ninput v : [n]int\ninput w : [m]int\n"
      "main = fold (+) (map (\\x -> fold (+) (map (\\y -> y * x) v)) w)\n",
-     {{"m=4", "n=1000000"}, {"m=4", "n=4000000"}}},
+     {{"m=4", "n=125000"}, {"m=4", "n=1000000"}, {"m=4", "n=4000000"}}},
 };
 enum { NPROGRAMS = sizeof programs / sizeof *programs };
 
@@ -100,7 +103,7 @@ static int measure_all(Arena *a, const CalProgram *progs, int nprogs, int sizes,
                        const Calibration *guess, CalibrationRun *runs, json_t *report) {
   int n = 0;
   for (int i = 0; i < nprogs; i++)
-    for (int size = 0; size < sizes; size++) {
+    for (int size = 0; size < sizes && progs[i].sizes[size][0]; size++) {
       CalibrationRun r = measure_one(a, &progs[i], size, base, p, guess);
       json_t *row = json_pack("{s:s, s:i, s:f}", "program", progs[i].name, "p", p, "seconds", r.seconds);
       for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(row, cal_term_names[t], json_real(r.count[t]));
@@ -127,7 +130,8 @@ static void fit_local(const CalibrationRun *lat, int nlat, const CalibrationRun 
   for (int t = 0; t < CAL_TERMS; t++) terms[t] = t < CAL_LAT_FAST;
   bool *by_work = calloc((size_t)nthr + 1, sizeof *by_work);
   CalibrationRun *work = malloc(((size_t)nthr + 1) * sizeof *work);
-  for (int r = 0; r < nthr; r++) by_work[r] = term_sum(unit, &thr[r], CAL_LAT_FAST, CAL_WORDS) < LATENCY_BOUND * thr[r].seconds;
+  for (int r = 0; r < nthr; r++)
+    by_work[r] = term_sum(unit, &thr[r], CAL_LAT_FAST, CAL_WORDS) < LATENCY_BOUND * thr[r].seconds;
   for (int round = 0; round < nthr; round++) {
     int nwork = 0;
     for (int r = 0; r < nthr; r++)
@@ -145,12 +149,19 @@ static void fit_local(const CalibrationRun *lat, int nlat, const CalibrationRun 
   free(by_work);
 }
 
-// At p > 1 the local terms are the core's, measured at p = 1: the runs at
-// p fit what communication adds, the h-relations and the barriers.
+// At p > 1 the local terms are the core's, measured at p = 1, but for
+// memory, whose bandwidth the processes share, and for packing and
+// unpacking messages: the runs at p fit those, the h-relations and the
+// barriers, the rest of their time being known.
 static void fit_exchange(CalibrationRun *runs, int n, double unit[CAL_TERMS]) {
   bool terms[CAL_TERMS] = {0};
+  terms[CAL_LOADS_MEM] = terms[CAL_STORES_MEM] = terms[CAL_UNPACKED] = terms[CAL_UNPACKED_MEM] = true;
+  terms[CAL_VECTORS] = true;
   terms[CAL_WORDS] = terms[CAL_WORDS_MEM] = terms[CAL_BARRIERS] = true;
-  for (int r = 0; r < n; r++) runs[r].known = cost_local_time(unit, runs[r].count);
+  double known[CAL_TERMS];
+  memcpy(known, unit, sizeof known);
+  known[CAL_LOADS_MEM] = known[CAL_STORES_MEM] = 0;
+  for (int r = 0; r < n; r++) runs[r].known = cost_local_time(known, runs[r].count);
   calibration_fit(runs, n, terms, unit);
 }
 
@@ -158,8 +169,8 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
   Arena *a = arena_new();
   Options base = {.backend = backend, .has_seed = true, .seed = 1};
   base.repeat = effort && strcmp(effort, "--quick") == 0 ? 1 : effort && strcmp(effort, "--long") == 0 ? 21 : 11;
-  int sizes = effort && strcmp(effort, "--quick") == 0 ? 1 : 2;
-  CalibrationRun runs[(NLATENCY + 2 * NPROGRAMS) * 2];
+  int sizes = effort && strcmp(effort, "--quick") == 0 ? 1 : 3;
+  CalibrationRun runs[(NLATENCY + 2 * NPROGRAMS) * 3];
   json_t *report = json_array();
   // The busiest process is chosen by operations first (one per 1/s seconds).
   Calibration guess = {.unit = {1 / s, 1 / s}, .cache_bytes = cache_bytes};

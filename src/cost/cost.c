@@ -92,6 +92,8 @@ void cost_local_counts(const ExactCounts *c, bool in_memory, double count[CAL_WO
   double n[CAL_LAT_FAST] = {(double)c->ops, (double)c->divs, (double)c->elems};
   n[in_memory ? CAL_LOADS_MEM : CAL_LOADS] = (double)c->loads;
   n[in_memory ? CAL_STORES_MEM : CAL_STORES] = (double)c->stores;
+  n[in_memory ? CAL_UNPACKED_MEM : CAL_UNPACKED] = (double)c->unpacked;
+  n[CAL_VECTORS] = (double)c->vectors;
   for (int t = 0; t < CAL_LAT_FAST; t++) count[t] = n[t];
   for (int k = 0; k < LAT_CLASSES; k++) count[CAL_LAT_FAST + k] = (double)c->carried[k];
 }

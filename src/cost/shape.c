@@ -268,6 +268,21 @@ double shape_message_words(Shapes *sh, Shape *v, int64_t from, int64_t to) {
   return v->bprefix[to] - v->bprefix[from] - (regular ? (double)(to - from) : 0);
 }
 
+// A value's vectors, itself included.
+static double vectors_in(Shape *s) {
+  if (s->kind == SH_PAIR) return vectors_in(s->a) + vectors_in(s->b);
+  return shape_is_vector(s) ? 1 + shape_vectors(s, 0, s->n.k) : 0;
+}
+
+double shape_vectors(Shape *v, int64_t from, int64_t to) {
+  if (v->kind == SH_PAIR) return shape_vectors(v->a, from, to) + shape_vectors(v->b, from, to);
+  if (!shape_is_vector(v)) return 0;
+  if (v->kind == SH_VEC) return (double)(to - from) * vectors_in(v->a);
+  double n = 0;
+  for (int64_t i = from; i < to; i++) n += vectors_in(v->elems[i]);
+  return n;
+}
+
 double shape_value_words(Shapes *sh, Shape *v) {
   return shape_is_vector(v) ? shape_message_words(sh, v, 0, v->n.k) : shape_packed(v);
 }

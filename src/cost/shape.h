@@ -140,6 +140,7 @@ char *shape_format(Shapes *sh, Shape *s);
 double shape_packed(Shape *s);
 double shape_message_words(Shapes *sh, Shape *v, int64_t from, int64_t to);  // block [from, to) (both halves of a pair)
 double shape_value_words(Shapes *sh, Shape *v);  // a whole value: a vector as a block, the rest packed
+double shape_vectors(Shape *v, int64_t from, int64_t to);  // vectors inside the elements [from, to) of v
 // redconcat: the vectors of x joined (errors at sh->site if too long).
 Shape *shape_concat(Shapes *sh, Shape *x);
 

@@ -56,6 +56,7 @@ typedef struct Ex {
   signed char *top;       // by node id: 1 if it holds a parallel application, -1 if not, 0 unknown
   Memo memo;              // applications
   Counts *open;           // by pid: counts of the open superstep
+  Counts *next;           // by pid: what a receiver does after the barrier (unpacking)
   int64_t *sent, *recv;   // by pid: words of the open superstep
   Counts *now;            // where counts go: a process's open counts, or a tally
   ExactStep *steps;       // the supersteps listed
@@ -76,6 +77,8 @@ static void counts_add(Counts *to, const Counts *c, int64_t times) {
   to->elems += c->elems * times;
   to->loads += c->loads * times;
   to->stores += c->stores * times;
+  to->unpacked += c->unpacked * times;
+  to->vectors += c->vectors * times;
   for (int k = 0; k < LAT_CLASSES; k++) to->carried[k] += c->carried[k] * times;
 }
 
@@ -85,6 +88,8 @@ static void counts_max(Counts *to, const Counts *c) {
   if (c->elems > to->elems) to->elems = c->elems;
   if (c->loads > to->loads) to->loads = c->loads;
   if (c->stores > to->stores) to->stores = c->stores;
+  if (c->unpacked > to->unpacked) to->unpacked = c->unpacked;
+  if (c->vectors > to->vectors) to->vectors = c->vectors;
   for (int k = 0; k < LAT_CLASSES; k++)
     if (c->carried[k] > to->carried[k]) to->carried[k] = c->carried[k];
 }
@@ -525,7 +530,8 @@ static void barrier(Ex *x, Pos where, const char *what) {
     counts_max(&s.most, &x->open[k]);
     if (x->sent[k] > s.h) s.h = x->sent[k];
     if (x->recv[k] > s.h) s.h = x->recv[k];
-    x->open[k] = (Counts){0};
+    x->open[k] = x->next[k];
+    x->next[k] = (Counts){0};
     x->sent[k] = x->recv[k] = 0;
   }
   s.w = s.most.ops;
@@ -538,33 +544,39 @@ static void region_barrier(Ex *x, Ir *stage, const char *what) {
   if (x->p > 1) barrier(x, stage->pos, arena_printf(x->sh.arena, "%s: %s", builtin_name(ir_builtin(stage->kind)), what));
 }
 
-// A message: the sender packs it; the receiver unpacks it, or reads it in
-// place (in_place).
+// A message: the sender packs it; the receiver unpacks it after the
+// barrier, or reads it in place (in_place).
 static void send_words(Ex *x, int from, int to, double words, bool in_place) {
   if (from == to) return;
   int64_t w = (int64_t)words;
   x->sent[from] += w;
   x->recv[to] += w;
   x->open[from].stores += w;
-  if (!in_place) x->open[to].stores += w;
+  if (!in_place) x->next[to].unpacked += w;
 }
 
 static void message(Ex *x, int from, int to, double words) { send_words(x, from, to, words, false); }
 
-// A block of a vector: of scalars, the receiver reads it where it arrived;
-// of vectors, the sender reads each row's descriptor (to find one stride),
-// and the receiver copies the rows out and builds a descriptor for each.
+// A block of a vector: of scalars, the receiver reads it where it arrived.
+// Of rows of one length, the sender reads each row's descriptor (to find
+// the stride) and the receiver builds one for each; of anything else, each
+// vector is packed and unpacked on its own.
 static void block_message(Ex *x, int from, int to, Shape *blk) {
   int64_t n = len(blk);
   Shape *elem = n ? shape_elem(blk, 0) : NULL;
   bool scalars = elem && elem->kind != SH_PAIR && !shape_is_vector(elem);
-  int64_t rows = elem && shape_is_vector(elem) ? n : 0;
   send_words(x, from, to, shape_message_words(&x->sh, blk, 0, n), scalars);
-  if (from == to || !rows) return;
-  x->open[from].elems += rows;
-  x->open[from].loads += 2 * rows;
-  x->open[to].elems += rows;
-  x->open[to].stores += 2 * rows;
+  if (from == to || !elem || scalars) return;
+  if (blk->kind == SH_VEC && elem->kind == SH_VEC && !shape_is_vector(elem->a)) {
+    x->open[from].elems += n;
+    x->open[from].loads += 2 * n;
+    x->next[to].elems += n;
+    x->next[to].stores += 2 * n;
+    return;
+  }
+  int64_t vectors = (int64_t)shape_vectors(blk, 0, n);
+  x->open[from].vectors += vectors;
+  x->next[to].vectors += vectors;
 }
 
 static Mark mark(Ex *x) {
@@ -825,6 +837,7 @@ void exact_cost(Program *prog, const int64_t *params, int p, ExactResult *out) {
   x.nfree = arena_calloc(arena, (size_t)ir->nnodes + 1, sizeof *x.nfree);
   x.top = arena_calloc(arena, (size_t)ir->nnodes + 1, sizeof *x.top);
   x.open = arena_calloc(arena, (size_t)x.p, sizeof *x.open);
+  x.next = arena_calloc(arena, (size_t)x.p, sizeof *x.next);
   x.sent = arena_calloc(arena, (size_t)x.p, sizeof *x.sent);
   x.recv = arena_calloc(arena, (size_t)x.p, sizeof *x.recv);
   x.now = &x.open[0];

@@ -130,7 +130,9 @@ typedef struct ExactCounts {
   int64_t divs;    // of which / and %
   int64_t elems;   // skeleton loop iterations (elements mapped, operator applications, iter rounds)
   int64_t loads;   // 8-byte words read from stored arrays (a received block included)
-  int64_t stores;  // 8-byte words written to stored arrays (results, copies, packing, unpacking)
+  int64_t stores;  // 8-byte words written to stored arrays (results, copies, packing)
+  int64_t unpacked;  // words copied out of received messages (data another core wrote)
+  int64_t vectors;   // vectors packed into messages or unpacked from them one by one
   int64_t carried[LAT_CLASSES];  // operations on the carried dependencies of loops, by class, times the iterations
 } ExactCounts;
 
