@@ -16,7 +16,7 @@ echo "== Measuring this machine (vecbsp probe -p $p, threads)"
 awk -F'[:,]' '/"s":/ { s = $2 } /"g_seconds":/ { g = $2 } /"l_seconds":/ { l = $2 }
   END { printf "   s = %.3g ops/s, g = %.3g s/word, l = %.3g s\n", s, g, l }' "$machine"
 echo
-echo "== Predicted (exact model) and measured (vecbsp run, median of 5), p = $p"
+echo "== Predicted (exact model) and measured (vecbsp run, median of 11), p = $p"
 printf '%-24s %-14s %12s %12s %8s  %s\n' "problem" "program" "predicted s" "measured s" "error" "fastest"
 # group TITLE SIZE PROGRAMS -- SWEEP_OPTIONS: one block of the table.
 group() {
@@ -24,7 +24,7 @@ group() {
   shift 2
   while [ "$1" != -- ]; do files+=("examples/$1.vec"); shift; done
   shift
-  "$v" sweep "${files[@]}" "$@" -p "$p" --machine "$machine" --measure --repeat 5 --csv |
+  "$v" sweep "${files[@]}" "$@" -p "$p" --machine "$machine" --measure --repeat 11 --csv |
     awk -F, -v title="$title" -v size="$size" '
       $1 == "program" { for (i = 1; i <= NF; i++) col[$i] = i; next }
       { n++; prog[n] = $1; pred[n] = $col["predicted"]; meas[n] = $col["measured"]
