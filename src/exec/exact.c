@@ -816,13 +816,16 @@ static Shape *region(Ex *x, Ir *e) {
 }
 
 // The memory a run touches: the arrays it stores are never reused within
-// it, so every stored word is a new one (an approximation for iter steps).
+// it, so every stored word is a new one (an approximation for iter steps),
+// and so is every word the runtime copies into a message and a receiver
+// copies out of one.
 static double footprint(Ex *x) {
   double words = 0;
   for (int i = 0; i < x->ir->prog->ninputs; i++)
     words += shape_value_words(&x->sh, from_input(x, x->ir->prog->inputs[i]->itype));
   for (int i = 0; i < x->nsteps; i++)
-    for (int k = 0; k < x->p; k++) words += (double)x->steps[i].procs[k].stores;
+    for (int k = 0; k < x->p; k++)
+      words += (double)(x->steps[i].procs[k].stores + x->steps[i].procs[k].unpacked + x->steps[i].sent[k]);
   return words;
 }
 
