@@ -89,7 +89,7 @@ static CalibrationRun measure_one(Arena *a, const CalProgram *cp, int size, cons
   opt.ndefines = cp->sizes[size][1] ? 2 : 1;
   int64_t *params = cli_bind_params(a, prog, &opt);
   ExactResult x;
-  exact_cost(prog, params, p, &x);
+  exact_cost(a, prog, params, p, &x);
   CalibrationRun run = model_run(&x, guess);
   RunOutcome o = runner_measure(a, runner_build(a, prog, &opt), &opt, p);
   run.seconds = o.median;

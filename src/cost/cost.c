@@ -136,7 +136,7 @@ static CostStep exact_step(const Calibration *cal, const ExactStep *st, int p, b
 static CostResult exact_result(Arena *arena, const CostRequest *req) {
   cost_shape_check(req->prog, req->params);
   ExactResult x;
-  exact_cost(req->prog, req->params, req->machine.p, &x);
+  exact_cost(arena, req->prog, req->params, req->machine.p, &x);
   CostResult r = {.model = MODEL_EXACT, .machine = req->machine, .nsteps = x.nsteps, .steps_truncated = x.truncated,
                   .W = (double)x.W, .H = (double)x.H, .S = (double)x.S, .shapes = x.shapes};
   r.steps = arena_calloc(arena, (size_t)x.nsteps + 1, sizeof *r.steps);

@@ -829,9 +829,8 @@ static double footprint(Ex *x) {
   return words;
 }
 
-void exact_cost(Program *prog, const int64_t *params, int p, ExactResult *out) {
+void exact_cost(Arena *arena, Program *prog, const int64_t *params, int p, ExactResult *out) {
   IrProgram *ir = lower_program(prog);
-  Arena *arena = prog->arena;
   Ex x = {.ir = ir, .params = params, .p = p < 1 ? 1 : p};
   x.sh = (Shapes){.arena = arena, .budget = IRREGULAR_MAX, .site = prog->main->pos};
   x.env = arena_calloc(arena, (size_t)ir->nvars + 1, sizeof *x.env);

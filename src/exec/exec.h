@@ -160,8 +160,9 @@ typedef struct ExactResult {
 
 enum { EXACT_STEPS_LISTED = 100000 };
 
-// Lowers and plans prog (in its arena) and predicts into out. Assumes the
+// Predicts prog into out, building the shapes and out's supersteps in a
+// (prog's IR is lowered and planned once, in its own arena). Assumes the
 // program passes cost_shape_check; limits are diagnostics (error_at).
-void exact_cost(Program *prog, const int64_t *params, int p, ExactResult *out);
+void exact_cost(Arena *a, Program *prog, const int64_t *params, int p, ExactResult *out);
 
 #endif

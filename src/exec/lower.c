@@ -550,6 +550,7 @@ static Cv *lower(Lowerer *L, Node *n, Env *env) {
 }
 
 IrProgram *lower_program(Program *prog) {
+  if (prog->ir) return prog->ir;
   IrProgram *ir = arena_alloc(prog->arena, sizeof *ir);
   ir->prog = prog;
   ir->arena = prog->arena;
@@ -560,7 +561,7 @@ IrProgram *lower_program(Program *prog) {
   Cv *v = lower(&L, prog->main->body, NULL);
   ir->main = wrap_lets(&top, as_code(&L, v, prog->main->pos));
   plan_program(ir);
-  return ir;
+  return prog->ir = ir;
 }
 
 //

@@ -501,7 +501,7 @@ static void test_plan(void) {
 // A process's counts summed over the supersteps.
 static ExactCounts counts_of(Arena *a, Program *prog, const char *params, int p, int pid, double *footprint) {
   ExactResult x;
-  exact_cost(prog, params_of(a, prog, params), p, &x);
+  exact_cost(a, prog, params_of(a, prog, params), p, &x);
   ExactCounts c = {0};
   for (int i = 0; i < x.nsteps; i++) {
     const ExactCounts *s = &x.steps[i].procs[pid];
@@ -563,18 +563,18 @@ static void test_calibration(void) {
   // the receiver unpacks after the barrier, in the next superstep.
   prog = load_text(a, "param n m\ninput M : [n][m]int\nmain = map (\\r -> fold (+) r) M\n");
   ExactResult x;
-  exact_cost(prog, params_of(a, prog, "n=10 m=7"), 2, &x);
+  exact_cost(a, prog, params_of(a, prog, "n=10 m=7"), 2, &x);
   CHECK(x.nsteps == 3 && x.steps[0].procs[0].elems == 5 && x.steps[0].procs[0].loads == 10 &&
             x.steps[0].procs[0].stores == 35 && x.steps[1].procs[1].unpacked == 35 && x.steps[1].procs[1].elems == 5 + 5 + 35 &&
             x.steps[0].procs[1].unpacked == 0 && x.steps[1].procs[1].vectors == 0,
         "strided rows: %lld %lld %lld %lld %lld", (long long)x.steps[0].procs[0].elems, (long long)x.steps[0].procs[0].loads,
         (long long)x.steps[0].procs[0].stores, (long long)x.steps[1].procs[1].unpacked, (long long)x.steps[1].procs[1].elems);
   prog = load_text(a, "param n\ninput v : [n]int\nmain = map (\\s -> length s) (inits v)\n");
-  exact_cost(prog, params_of(a, prog, "n=10"), 2, &x);
+  exact_cost(a, prog, params_of(a, prog, "n=10"), 2, &x);
   // Unpacking the fetched block would be in the next superstep (the exchange).
   CHECK(x.steps[1].procs[1].unpacked == 0 && x.steps[1].procs[1].vectors == 0, "a block of scalars is read in place");
   prog = load_text(a, "param n\ninput v : [n]int\nmain = map (\\s -> tails s) (inits v)\n");
-  exact_cost(prog, params_of(a, prog, "n=4"), 2, &x);
+  exact_cost(a, prog, params_of(a, prog, "n=4"), 2, &x);
   // Process 1 holds inits 3 and 4; their tails are vectors of 3 and 4 segments: 1 + 3 + 1 + 4 vectors.
   CHECK(x.steps[x.nsteps - 2].procs[1].vectors == 9 && x.steps[x.nsteps - 1].procs[0].vectors == 9,
         "segments packed one by one: %lld, unpacked %lld", (long long)x.steps[x.nsteps - 2].procs[1].vectors,

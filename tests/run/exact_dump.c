@@ -22,7 +22,7 @@ int main(int argc, char **argv) {
       if (strncmp(argv[i], prog->params[k]->name, n) == 0 && argv[i][n] == '=') params[k] = atoll(argv[i] + n + 1);
     }
   ExactResult r;
-  exact_cost(prog, params, atoi(argv[2]), &r);
+  exact_cost(a, prog, params, atoi(argv[2]), &r);
   for (int i = 0; i < r.nsteps; i++) printf("%lld %lld\n", (long long)r.steps[i].w, (long long)r.steps[i].h);
   arena_free(a);
   return 0;
