@@ -14,6 +14,27 @@ struct ArenaBlock {
 // Blocks start small (most arenas hold a small program) and double up to 1 MiB.
 enum { ARENA_FIRST_BLOCK = 1 << 14, ARENA_MAX_BLOCK = 1 << 20 };
 
+// Blocks of freed arenas, kept (up to SPARE_MAX bytes) for the next ones: a
+// sweep builds and frees an arena per prediction, and giving the memory
+// back to the system made it fault the same pages in again every time.
+enum { SPARE_MAX = 64 << 20 };
+static _Thread_local ArenaBlock *spare;
+static _Thread_local size_t spare_bytes;
+
+// A spare block of at least cap bytes, or a new one.
+static ArenaBlock *block_new(size_t cap) {
+  for (ArenaBlock **link = &spare; *link; link = &(*link)->prev)
+    if ((*link)->size >= cap) {
+      ArenaBlock *b = *link;
+      *link = b->prev;
+      spare_bytes -= b->size;
+      return b;
+    }
+  ArenaBlock *b = xmalloc(sizeof *b + cap);
+  b->size = cap;
+  return b;
+}
+
 void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
   if (!p) fatal("out of memory (asked for %zu bytes)", n);
@@ -37,7 +58,13 @@ void arena_free(Arena *a) {
   if (!a) return;
   for (ArenaBlock *b = a->head, *prev; b; b = prev) {
     prev = b->prev;
-    free(b);
+    if (spare_bytes + b->size > SPARE_MAX) {
+      free(b);
+      continue;
+    }
+    b->prev = spare;
+    spare = b;
+    spare_bytes += b->size;
   }
   free(a);
 }
@@ -48,9 +75,8 @@ void *arena_alloc(Arena *a, size_t size) {
     size_t cap = a->head ? 2 * a->head->size : ARENA_FIRST_BLOCK;
     if (cap > ARENA_MAX_BLOCK) cap = ARENA_MAX_BLOCK;
     if (cap < size) cap = size;
-    ArenaBlock *b = xmalloc(sizeof *b + cap);
+    ArenaBlock *b = block_new(cap);
     b->prev = a->head;
-    b->size = cap;
     a->head = b;
     a->used = 0;
   }
