@@ -60,22 +60,14 @@ enum { NLATENCY = sizeof latency_programs / sizeof *latency_programs };
 // A run the latencies explain mostly is left out of the throughput fit.
 #define LATENCY_BOUND 0.8
 
-// The counts of each superstep's busiest process (by a first guess of the
-// per-unit times), summed, with the words of the h-relations and the barriers.
+// A run's counts: those of its supersteps (cost_step_counts), summed.
 static CalibrationRun model_run(const ExactResult *x, const Calibration *guess) {
   CalibrationRun run = {0};
   bool in_memory = cost_in_memory(guess, x->footprint);
   for (int i = 0; i < x->nsteps; i++) {
-    const ExactStep *st = &x->steps[i];
-    int busiest = 0;
-    for (int k = 1; k < x->p; k++)
-      if (cost_local_seconds(guess->unit, &st->procs[k], false) > cost_local_seconds(guess->unit, &st->procs[busiest], false))
-        busiest = k;
-    double n[CAL_WORDS];
-    cost_local_counts(&st->procs[busiest], in_memory, n);
-    for (int t = 0; t < CAL_WORDS; t++) run.count[t] += n[t];
-    run.count[in_memory ? CAL_WORDS_MEM : CAL_WORDS] += (double)st->h;
-    run.count[CAL_BARRIERS] += i + 1 < x->nsteps;
+    double count[CAL_TERMS];
+    cost_step_counts(guess, &x->steps[i], x->p, i + 1 < x->nsteps, in_memory, count);
+    for (int t = 0; t < CAL_TERMS; t++) run.count[t] += count[t];
   }
   return run;
 }
@@ -156,12 +148,10 @@ static void fit_local(const CalibrationRun *lat, int nlat, const CalibrationRun 
 static void fit_exchange(CalibrationRun *runs, int n, double unit[CAL_TERMS]) {
   bool terms[CAL_TERMS] = {0};
   terms[CAL_LOADS_MEM] = terms[CAL_STORES_MEM] = terms[CAL_UNPACKED] = terms[CAL_UNPACKED_MEM] = true;
-  terms[CAL_VECTORS] = true;
-  terms[CAL_WORDS] = terms[CAL_WORDS_MEM] = terms[CAL_BARRIERS] = true;
+  terms[CAL_VECTORS] = terms[CAL_WORDS] = terms[CAL_WORDS_MEM] = terms[CAL_BARRIERS] = true;
   double known[CAL_TERMS];
-  memcpy(known, unit, sizeof known);
-  known[CAL_LOADS_MEM] = known[CAL_STORES_MEM] = 0;
-  for (int r = 0; r < n; r++) runs[r].known = cost_local_time(known, runs[r].count);
+  for (int t = 0; t < CAL_TERMS; t++) known[t] = terms[t] ? 0 : unit[t];
+  for (int r = 0; r < n; r++) runs[r].known = cost_predict(known, runs[r].count);
   calibration_fit(runs, n, terms, unit);
 }
 
@@ -172,8 +162,9 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
   int sizes = effort && strcmp(effort, "--quick") == 0 ? 1 : 3;
   CalibrationRun runs[(NLATENCY + 2 * NPROGRAMS) * 3];
   json_t *report = json_array();
-  // The busiest process is chosen by operations first (one per 1/s seconds).
-  Calibration guess = {.unit = {1 / s, 1 / s}, .cache_bytes = cache_bytes};
+  // The busiest process is chosen by operations first (one per 1/s seconds),
+  // then by the units fitted at p = 1.
+  Calibration guess = {.present = true, .unit = {1 / s, 1 / s}, .cache_bytes = cache_bytes};
   int nlat = measure_all(a, latency_programs, NLATENCY, sizes, &base, 1, &guess, runs, report);
   int nthr = measure_all(a, programs, NPROGRAMS, sizes, &base, 1, &guess, runs + nlat, report);
   fit_local(runs, nlat, runs + nlat, nthr, guess.unit);

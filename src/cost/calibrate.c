@@ -62,17 +62,11 @@ void calibration_fit(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS
     if (fit[i]) unit[i] = fitted[i];
 }
 
-double calibration_predict(const double unit[CAL_TERMS], const CalibrationRun *run) {
-  double exchange = 0;
-  for (int t = CAL_WORDS; t < CAL_TERMS; t++) exchange += unit[t] * run->count[t];
-  return cost_local_time(unit, run->count) + exchange;
-}
-
 double calibration_r2(const CalibrationRun *runs, int n, const double unit[CAL_TERMS]) {
   double mean = 0, ss_res = 0, ss_tot = 0;
   for (int r = 0; r < n; r++) mean += runs[r].seconds / n;
   for (int r = 0; r < n; r++) {
-    double err = calibration_predict(unit, &runs[r]) - runs[r].seconds;
+    double err = cost_predict(unit, runs[r].count) - runs[r].seconds;
     ss_res += err * err;
     ss_tot += (runs[r].seconds - mean) * (runs[r].seconds - mean);
   }

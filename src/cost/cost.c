@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 const char *cost_model_name(CostModel m) { return m == MODEL_PAPER ? "paper" : "exact"; }
@@ -88,13 +89,14 @@ static void check_exact(double x) {
 
 _Static_assert(CAL_WORDS - CAL_LAT_FAST == LAT_CLASSES, "one latency term per LatClass");
 
-void cost_local_counts(const ExactCounts *c, bool in_memory, double count[CAL_WORDS]) {
-  double n[CAL_LAT_FAST] = {(double)c->ops, (double)c->divs, (double)c->elems};
-  n[in_memory ? CAL_LOADS_MEM : CAL_LOADS] = (double)c->loads;
-  n[in_memory ? CAL_STORES_MEM : CAL_STORES] = (double)c->stores;
-  n[in_memory ? CAL_UNPACKED_MEM : CAL_UNPACKED] = (double)c->unpacked;
-  n[CAL_VECTORS] = (double)c->vectors;
-  for (int t = 0; t < CAL_LAT_FAST; t++) count[t] = n[t];
+// c's local calibration counts, CAL_OPS .. CAL_LAT_DIV; in a run that
+// overflows the cache, its loads, stores and unpacked words count as *_MEM.
+static void local_counts(const ExactCounts *c, bool in_memory, double count[CAL_TERMS]) {
+  count[CAL_OPS] = (double)c->ops, count[CAL_DIVS] = (double)c->divs, count[CAL_ELEMS] = (double)c->elems;
+  count[in_memory ? CAL_LOADS_MEM : CAL_LOADS] = (double)c->loads;
+  count[in_memory ? CAL_STORES_MEM : CAL_STORES] = (double)c->stores;
+  count[in_memory ? CAL_UNPACKED_MEM : CAL_UNPACKED] = (double)c->unpacked;
+  count[CAL_VECTORS] = (double)c->vectors;
   for (int k = 0; k < LAT_CLASSES; k++) count[CAL_LAT_FAST + k] = (double)c->carried[k];
 }
 
@@ -102,33 +104,45 @@ bool cost_in_memory(const Calibration *cal, double footprint) {
   return cal->cache_bytes > 0 && 8 * footprint > cal->cache_bytes;
 }
 
-double cost_local_time(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
+static double local_time(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
   double work = 0, latency = 0;
   for (int t = 0; t < CAL_LAT_FAST; t++) work += unit[t] * count[t];
   for (int t = CAL_LAT_FAST; t < CAL_WORDS; t++) latency += unit[t] * count[t];
   return fmax(work, latency);
 }
 
+double cost_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
+  double exchange = 0;
+  for (int t = CAL_WORDS; t < CAL_TERMS; t++) exchange += unit[t] * count[t];
+  return local_time(unit, count) + exchange;
+}
+
 double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, bool in_memory) {
   double count[CAL_TERMS] = {0};
-  cost_local_counts(c, in_memory, count);
-  return cost_local_time(unit, count);
+  local_counts(c, in_memory, count);
+  return local_time(unit, count);
+}
+
+void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool barrier, bool in_memory,
+                      double count[CAL_TERMS]) {
+  int busiest = 0;
+  double most = 0;
+  for (int k = 0; k < p; k++) {
+    double t = cal->present ? cost_local_seconds(cal->unit, &st->procs[k], in_memory) : (double)st->procs[k].ops;
+    if (t > most) most = t, busiest = k;
+  }
+  memset(count, 0, CAL_TERMS * sizeof *count);
+  local_counts(&st->procs[busiest], in_memory, count);
+  count[in_memory ? CAL_WORDS_MEM : CAL_WORDS] = (double)st->h;
+  count[CAL_BARRIERS] = barrier;
 }
 
 // A superstep as the analysis reports it: with a calibrated machine, the
 // busiest process's local time, then its h-relation and barrier.
 static CostStep exact_step(const Calibration *cal, const ExactStep *st, int p, bool barrier, bool in_memory) {
   CostStep s = {.w = (double)st->w, .h = (double)st->h, .where = st->where, .what = st->what};
-  int busiest = 0;
-  double local = 0;
-  for (int k = 0; k < p; k++) {
-    double t = cal->present ? cost_local_seconds(cal->unit, &st->procs[k], in_memory) : (double)st->procs[k].ops;
-    if (t > local) local = t, busiest = k;
-  }
-  cost_local_counts(&st->procs[busiest], in_memory, s.count);
-  if (cal->present)
-    s.seconds = local + (double)st->h * cal->unit[in_memory ? CAL_WORDS_MEM : CAL_WORDS] +
-                (barrier ? cal->unit[CAL_BARRIERS] : 0);
+  cost_step_counts(cal, st, p, barrier, in_memory, s.count);
+  if (cal->present) s.seconds = cost_predict(cal->unit, s.count);
   return s;
 }
 

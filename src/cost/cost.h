@@ -80,7 +80,7 @@ typedef struct CostStep {
   Pos where;         // the application whose barrier ends it (main for the last step)
   const char *what;  // what ends it, e.g. "map: gather"
   // Exact model only:
-  double count[CAL_WORDS];  // the busiest process's calibration counts (op .. lat_div)
+  double count[CAL_TERMS];  // its calibration counts (cost_step_counts)
   double seconds;           // its time with the calibrated machine (0 if not calibrated)
 } CostStep;
 
@@ -123,23 +123,26 @@ typedef struct CalibrationRun {
 } CalibrationRun;
 
 typedef struct ExactCounts ExactCounts;
-// c's calibration counts, CAL_OPS .. CAL_LAT_DIV; in_memory: the run's
-// footprint exceeds the cache, its loads and stores count as *_MEM.
-void cost_local_counts(const ExactCounts *c, bool in_memory, double count[CAL_WORDS]);
+typedef struct ExactStep ExactStep;
 // Does a run touching footprint words overflow the cache?
 bool cost_in_memory(const Calibration *cal, double footprint);
-// The local time of a process that did these counts, at these per-unit times.
-double cost_local_time(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
+// The local time of a process that did c, at these per-unit times.
 double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, bool in_memory);
+// A superstep's calibration counts: its busiest process's local counts (the
+// busiest by local time at cal's units, or by operations if cal is not
+// present), the words of its h-relation and its barrier, if it ends in one.
+void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool barrier, bool in_memory,
+                      double count[CAL_TERMS]);
+// The time of these counts: the larger of work and latency, then words and
+// barriers (docs/cost-model.md, "Calibration").
+double cost_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
 
 // Non-negative least squares over the terms marked in fit: unit[t] >= 0
 // minimising the squared relative error of the runs, whose time less their
 // known part the fitted terms are taken to explain; the other units are
 // left as they are.
 void calibration_fit(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], double unit[CAL_TERMS]);
-// A run's predicted time (cost_local_time, then words and barriers).
-double calibration_predict(const double unit[CAL_TERMS], const CalibrationRun *run);
-// The coefficient of determination (R^2) of those predictions.
+// The coefficient of determination (R^2) of the runs' cost_predict times.
 double calibration_r2(const CalibrationRun *runs, int n, const double unit[CAL_TERMS]);
 
 // Predicts the cost of req->prog. Errors (shape errors, constructs with no

@@ -579,6 +579,17 @@ static void test_calibration(void) {
   CHECK(x.steps[x.nsteps - 2].procs[1].vectors == 9 && x.steps[x.nsteps - 1].procs[0].vectors == 9,
         "segments packed one by one: %lld, unpacked %lld", (long long)x.steps[x.nsteps - 2].procs[1].vectors,
         (long long)x.steps[x.nsteps - 1].procs[0].vectors);
+  // A superstep's counts (uncalibrated: the busiest by operations, here
+  // process 0, which packs the 5 rows of 7 for process 1) and its time.
+  double step[CAL_TERMS];
+  prog = load_text(a, "param n m\ninput M : [n][m]int\nmain = map (\\r -> fold (+) r) M\n");
+  exact_cost(a, prog, params_of(a, prog, "n=10 m=7"), 2, &x);
+  cost_step_counts(&(Calibration){0}, &x.steps[0], 2, true, false, step);
+  CHECK(step[CAL_STORES] == 35 && step[CAL_WORDS] == 35 && step[CAL_WORDS_MEM] == 0 && step[CAL_BARRIERS] == 1,
+        "fetch step counts: %g %g %g", step[CAL_STORES], step[CAL_WORDS], step[CAL_BARRIERS]);
+  double some[CAL_TERMS] = {[CAL_OPS] = 3, [CAL_LOADS] = 4, [CAL_LAT_SELECT] = 1, [CAL_WORDS] = 5, [CAL_BARRIERS] = 1};
+  double per[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LAT_SELECT] = 10, [CAL_WORDS] = 3, [CAL_BARRIERS] = 7};
+  CHECK(cost_predict(per, some) == 11 + 15 + 7, "max(3 + 8, 10) + 5 words * 3 + a barrier: %g", cost_predict(per, some));
   // The local time: the slower of the work and the carried latency.
   double unit[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5, [CAL_LAT_SELECT] = 10};
   ExactCounts work = {.ops = 3, .loads = 4, .carried = {[LAT_SELECT] = 1}};
