@@ -789,7 +789,8 @@ static Shape *region(Ex *x, Ir *e) {
   for (int s = 0; s < r->nstages; s++) {
     Ir *st = r->stages[s];
     Shape *env = st->x ? env_key(x, st) : NULL;
-    for (int k = 0; k < x->p && x->p > 1 && starts_loop(r, s); k++) x->open[k].elems += len(blk[k]);
+    if (x->p > 1 && starts_loop(r, s))
+      for (int k = 0; k < x->p; k++) x->open[k].elems += len(blk[k]);
     for (int k = 0; k < x->p && stored_input(r, s); k++) {
       x->open[k].loads += array_words(plan_chain_arg(st) ? plan_chain_arg(st)->ty : st->a->ty, len(blk[k]));
       if (b) x->open[k].loads += array_words(st->b->ty, len(blk2[k]));

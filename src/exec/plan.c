@@ -138,6 +138,17 @@ static LatClass op_class(Ir *e) {
   }
 }
 
+static Path carried_path(Planner *P, IrVar *acc, Ir *e);
+
+// The longest path to any of e's operands.
+static Path operands_path(Planner *P, IrVar *acc, Ir *e) {
+  Path p = no_path;
+  Ir *kids[] = {e->a, e->b, e->c};
+  for (int i = 0; i < 3; i++)
+    if (kids[i]) p = longer(p, carried_path(P, acc, kids[i]));
+  return p;
+}
+
 // The longest path from the accumulator acc to e's value.
 static Path carried_path(Planner *P, IrVar *acc, Ir *e) {
   switch (e->kind) {
@@ -148,15 +159,11 @@ static Path carried_path(Planner *P, IrVar *acc, Ir *e) {
     P->at[e->var->id] = carried_path(P, acc, e->a);
     P->stamp[e->var->id] = P->scan;
     return carried_path(P, acc, e->body);
-  case IR_BINOP: return extend(longer(carried_path(P, acc, e->a), carried_path(P, acc, e->b)), op_class(e));
-  case IR_UNOP: return extend(carried_path(P, acc, e->a), LAT_FAST);
-  case IR_IF:
-    return extend(longer(carried_path(P, acc, e->a), longer(carried_path(P, acc, e->b), carried_path(P, acc, e->c))),
-                  LAT_SELECT);
-  case IR_IFS: case IR_PAIR: case IR_ENTRY:
-    return longer(e->kind == IR_IFS ? no_path : carried_path(P, acc, e->a),
-                  longer(carried_path(P, acc, e->b), e->c ? carried_path(P, acc, e->c) : no_path));
-  case IR_FST: case IR_SND: case IR_HD: return carried_path(P, acc, e->a);
+  case IR_BINOP: return extend(operands_path(P, acc, e), op_class(e));
+  case IR_UNOP: return extend(operands_path(P, acc, e), LAT_FAST);
+  case IR_IF: return extend(operands_path(P, acc, e), LAT_SELECT);
+  case IR_IFS: return longer(carried_path(P, acc, e->b), carried_path(P, acc, e->c));  // the condition is a size
+  case IR_PAIR: case IR_FST: case IR_SND: case IR_HD: case IR_ENTRY: return operands_path(P, acc, e);
   default: return no_path;  // constants, sizes and vector-valued work
   }
 }
