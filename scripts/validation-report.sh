@@ -14,7 +14,7 @@ stats() {
   for f in "$@"; do
     paste -d, "$f" "${f%-exact.csv}-$model.csv"
   done | awk -F, '
-    $1 == "program" { for (i = 1; i <= NF; i++) if (!($i in col)) col[$i] = i
+    $1 == "program" { delete col; for (i = 1; i <= NF; i++) if (!($i in col)) col[$i] = i
                       for (i = 1; i <= NF; i++) if ($i == "predicted") last = i; next }
     { e = ($last - $col["measured"]) / $col["measured"]; print e < 0 ? -e : e }' | sort -g |
     summarise

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# report.sh: scripts/validation-report.sh summarises hand-made CSVs whose
+# experiments have different size columns (n alone; m and n), and its
+# figures match the ones worked out by hand below.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+cat >"$dir/mss-threads-p1-exact.csv" <<'CSV'
+program,n,p,model,W,H,S,ops,predicted,measured,measured_min,error
+a.vec,10,1,exact,0,0,1,0,1.1,1.0,1.0,0.1
+b.vec,10,1,exact,0,0,1,0,2.0,4.0,4.0,-0.5
+CSV
+cat >"$dir/mss-threads-p1-paper.csv" <<'CSV'
+program,n,p,model,W,H,S,ops,predicted
+a.vec,10,1,paper,0,0,1,0,3.0
+b.vec,10,1,paper,0,0,1,0,1.0
+CSV
+cat >"$dir/mv-threads-p1-exact.csv" <<'CSV'
+program,m,n,p,model,W,H,S,ops,predicted,measured,measured_min,error
+c.vec,5,5,1,exact,0,0,1,0,2.4,2.0,2.0,0.2
+d.vec,5,5,1,exact,0,0,1,0,6.5,5.0,5.0,0.3
+CSV
+cat >"$dir/mv-threads-p1-paper.csv" <<'CSV'
+program,m,n,p,model,W,H,S,ops,predicted
+c.vec,5,5,1,paper,0,0,1,0,2.0
+d.vec,5,5,1,paper,0,0,1,0,5.5
+CSV
+cat >"$dir/machine-threads-p1.json" <<'JSON'
+{ "s": 1e9, "g": 1, "l": 100, "g_seconds": 1e-9, "l_seconds": 1e-7 }
+JSON
+
+# exact |errors| 10, 50, 20, 30%: median 25%, largest 50%, two over 25%;
+# paper 200, 75, 0, 10%: median 42.5%, largest 200%. Ranking: both pairs
+# differ by more than 10%; exact orders both right, paper only c < d.
+want='| threads | 1 | targeted | 25.0% | 50.0% | 2 | 42.5% | 200.0% | 4 | 2 of 2 | 1 of 2 | -, - |'
+got=$("$root/scripts/validation-report.sh" "$dir" "threads 1 targeted" | grep '^| threads | 1 |')
+if [ "$got" != "$want" ]; then
+  printf 'summary row:\n  got  %s\n  want %s\n' "$got" "$want" >&2
+  exit 1
+fi
+# The per-experiment table reads each file's own columns too: c at +20.0%.
+"$root/scripts/validation-report.sh" "$dir" "threads 1 targeted" |
+  grep -qF '| c.vec | 5, 5 | 1 | 2.4 | 2 | 2 | +20.0% | +0.0% |' ||
+  { echo "per-experiment row for c.vec wrong" >&2; exit 1; }
+echo "validation report: summary and rows as worked out by hand"
