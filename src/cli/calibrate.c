@@ -63,10 +63,10 @@ enum { NLATENCY = sizeof latency_programs / sizeof *latency_programs };
 // A run's counts: those of its supersteps (cost_step_counts), summed.
 static CalibrationRun model_run(const ExactResult *x, const Calibration *guess) {
   CalibrationRun run = {0};
-  bool in_memory = cost_in_memory(guess, x->footprint);
+  double memory_share = cost_memory_share(guess, x->footprint);
   for (int i = 0; i < x->nsteps; i++) {
     double count[CAL_TERMS];
-    cost_step_counts(guess, &x->steps[i], x->p, i + 1 < x->nsteps, in_memory, count);
+    cost_step_counts(guess, &x->steps[i], x->p, i + 1 < x->nsteps, memory_share, count);
     for (int t = 0; t < CAL_TERMS; t++) run.count[t] += count[t];
   }
   return run;

@@ -89,19 +89,27 @@ static void check_exact(double x) {
 
 _Static_assert(CAL_WORDS - CAL_LAT_FAST == LAT_CLASSES, "one latency term per LatClass");
 
-// c's local calibration counts, CAL_OPS .. CAL_LAT_DIV; in a run that
-// overflows the cache, its loads, stores and unpacked words count as *_MEM.
-static void local_counts(const ExactCounts *c, bool in_memory, double count[CAL_TERMS]) {
+// words, share of them at the memory's rate (mem), the rest at the cache's.
+static void split(double count[CAL_TERMS], int cache, int mem, double words, double share) {
+  count[cache] = (1 - share) * words;
+  count[mem] = share * words;
+}
+
+// c's local calibration counts, CAL_OPS .. CAL_LAT_DIV; memory_share of its
+// loads, stores and unpacked words count as *_MEM.
+static void local_counts(const ExactCounts *c, double memory_share, double count[CAL_TERMS]) {
   count[CAL_OPS] = (double)c->ops, count[CAL_DIVS] = (double)c->divs, count[CAL_ELEMS] = (double)c->elems;
-  count[in_memory ? CAL_LOADS_MEM : CAL_LOADS] = (double)c->loads;
-  count[in_memory ? CAL_STORES_MEM : CAL_STORES] = (double)c->stores;
-  count[in_memory ? CAL_UNPACKED_MEM : CAL_UNPACKED] = (double)c->unpacked;
+  split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->loads, memory_share);
+  split(count, CAL_STORES, CAL_STORES_MEM, (double)c->stores, memory_share);
+  split(count, CAL_UNPACKED, CAL_UNPACKED_MEM, (double)c->unpacked, memory_share);
   count[CAL_VECTORS] = (double)c->vectors;
   for (int k = 0; k < LAT_CLASSES; k++) count[CAL_LAT_FAST + k] = (double)c->carried[k];
 }
 
-bool cost_in_memory(const Calibration *cal, double footprint) {
-  return cal->cache_bytes > 0 && 8 * footprint > cal->cache_bytes;
+double cost_memory_share(const Calibration *cal, double footprint) {
+  double bytes = 8 * footprint, all = cal->cache_bytes, half = all / 2;
+  if (all <= 0 || bytes <= half) return 0;
+  return bytes >= all ? 1 : (bytes - half) / half;
 }
 
 static double local_time(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
@@ -117,31 +125,31 @@ double cost_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS])
   return local_time(unit, count) + exchange;
 }
 
-double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, bool in_memory) {
+double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, double memory_share) {
   double count[CAL_TERMS] = {0};
-  local_counts(c, in_memory, count);
+  local_counts(c, memory_share, count);
   return local_time(unit, count);
 }
 
-void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool barrier, bool in_memory,
+void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool barrier, double memory_share,
                       double count[CAL_TERMS]) {
   int busiest = 0;
   double most = 0;
   for (int k = 0; k < p; k++) {
-    double t = cal->present ? cost_local_seconds(cal->unit, &st->procs[k], in_memory) : (double)st->procs[k].ops;
+    double t = cal->present ? cost_local_seconds(cal->unit, &st->procs[k], memory_share) : (double)st->procs[k].ops;
     if (t > most) most = t, busiest = k;
   }
   memset(count, 0, CAL_TERMS * sizeof *count);
-  local_counts(&st->procs[busiest], in_memory, count);
-  count[in_memory ? CAL_WORDS_MEM : CAL_WORDS] = (double)st->h;
+  local_counts(&st->procs[busiest], memory_share, count);
+  split(count, CAL_WORDS, CAL_WORDS_MEM, (double)st->h, memory_share);
   count[CAL_BARRIERS] = barrier;
 }
 
 // A superstep as the analysis reports it: with a calibrated machine, the
 // busiest process's local time, then its h-relation and barrier.
-static CostStep exact_step(const Calibration *cal, const ExactStep *st, int p, bool barrier, bool in_memory) {
+static CostStep exact_step(const Calibration *cal, const ExactStep *st, int p, bool barrier, double memory_share) {
   CostStep s = {.w = (double)st->w, .h = (double)st->h, .where = st->where, .what = st->what};
-  cost_step_counts(cal, st, p, barrier, in_memory, s.count);
+  cost_step_counts(cal, st, p, barrier, memory_share, s.count);
   if (cal->present) s.seconds = cost_predict(cal->unit, s.count);
   return s;
 }
@@ -156,7 +164,7 @@ static CostResult exact_result(Arena *arena, const CostRequest *req) {
   r.steps = arena_calloc(arena, (size_t)x.nsteps + 1, sizeof *r.steps);
   const Calibration *cal = &req->machine.cal;
   for (int i = 0; i < x.nsteps; i++) {
-    r.steps[i] = exact_step(cal, &x.steps[i], x.p, i + 1 < x.nsteps, cost_in_memory(cal, x.footprint));
+    r.steps[i] = exact_step(cal, &x.steps[i], x.p, i + 1 < x.nsteps, cost_memory_share(cal, x.footprint));
     r.seconds += r.steps[i].seconds;
   }
   check_exact(fmax(r.W, r.H));

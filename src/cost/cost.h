@@ -124,14 +124,17 @@ typedef struct CalibrationRun {
 
 typedef struct ExactCounts ExactCounts;
 typedef struct ExactStep ExactStep;
-// Does a run touching footprint words overflow the cache?
-bool cost_in_memory(const Calibration *cal, double footprint);
+// The share of a run's memory traffic served from memory, not the cache,
+// when it touches footprint words: none up to half the last-level cache,
+// all beyond the whole cache, growing linearly in between (the cache is
+// shared with whatever else runs on the chip).
+double cost_memory_share(const Calibration *cal, double footprint);
 // The local time of a process that did c, at these per-unit times.
-double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, bool in_memory);
+double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, double memory_share);
 // A superstep's calibration counts: its busiest process's local counts (the
 // busiest by local time at cal's units, or by operations if cal is not
 // present), the words of its h-relation and its barrier, if it ends in one.
-void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool barrier, bool in_memory,
+void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool barrier, double memory_share,
                       double count[CAL_TERMS]);
 // The time of these counts: the larger of work and latency, then words and
 // barriers (docs/cost-model.md, "Calibration").

@@ -584,7 +584,7 @@ static void test_calibration(void) {
   double step[CAL_TERMS];
   prog = load_text(a, "param n m\ninput M : [n][m]int\nmain = map (\\r -> fold (+) r) M\n");
   exact_cost(a, prog, params_of(a, prog, "n=10 m=7"), 2, &x);
-  cost_step_counts(&(Calibration){0}, &x.steps[0], 2, true, false, step);
+  cost_step_counts(&(Calibration){0}, &x.steps[0], 2, true, 0, step);
   CHECK(step[CAL_STORES] == 35 && step[CAL_WORDS] == 35 && step[CAL_WORDS_MEM] == 0 && step[CAL_BARRIERS] == 1,
         "fetch step counts: %g %g %g", step[CAL_STORES], step[CAL_WORDS], step[CAL_BARRIERS]);
   double some[CAL_TERMS] = {[CAL_OPS] = 3, [CAL_LOADS] = 4, [CAL_LAT_SELECT] = 1, [CAL_WORDS] = 5, [CAL_BARRIERS] = 1};
@@ -593,12 +593,15 @@ static void test_calibration(void) {
   // The local time: the slower of the work and the carried latency.
   double unit[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5, [CAL_LAT_SELECT] = 10};
   ExactCounts work = {.ops = 3, .loads = 4, .carried = {[LAT_SELECT] = 1}};
-  CHECK(cost_local_seconds(unit, &work, false) == 11 && cost_local_seconds(unit, &work, true) == 23,
-        "work-bound: 3 + 4 * 2 in cache, 3 + 4 * 5 in memory");
+  CHECK(cost_local_seconds(unit, &work, 0) == 11 && cost_local_seconds(unit, &work, 1) == 23 &&
+            cost_local_seconds(unit, &work, 0.25) == 14,
+        "work-bound: 3 + 4 * 2 in cache, 3 + 4 * 5 in memory, 3 + 3 * 2 + 1 * 5 a quarter in memory");
   work.carried[LAT_SELECT] = 2;
-  CHECK(cost_local_seconds(unit, &work, false) == 20, "latency-bound: 2 * 10");
+  CHECK(cost_local_seconds(unit, &work, 0) == 20, "latency-bound: 2 * 10");
   Calibration cache = {.cache_bytes = 800};
-  CHECK(!cost_in_memory(&cache, 100) && cost_in_memory(&cache, 101), "100 words fill 800 bytes");
+  CHECK(cost_memory_share(&cache, 50) == 0 && cost_memory_share(&cache, 75) == 0.5 && cost_memory_share(&cache, 100) == 1 &&
+            cost_memory_share(&cache, 1000) == 1 && cost_memory_share(&(Calibration){0}, 1000) == 0,
+        "50 words fill half of 800 bytes, 100 all of them; no cache known: all in cache");
   // The fit finds the units that made synthetic runs, less their known part.
   CalibrationRun runs[6];
   double made[CAL_TERMS] = {[CAL_OPS] = 2e-9, [CAL_ELEMS] = 5e-10, [CAL_STORES] = 3e-9};
