@@ -109,6 +109,31 @@ for config in "$@"; do
     /"s":/ { s = $2 } /"g":/ { g = $2 } /"l":/ { l = $2 } /"g_seconds":/ { gs = $2 } /"l_seconds":/ { ls = $2 }
     END { printf "| %s | %.3g | %.3g | %.3g | %.3g | %.3g |\n", f, s, g, l, gs, ls }' "$m"
 done
+states=("$dir"/state-*.csv)
+if [ -f "${states[0]}" ]; then
+  cat <<'EOT'
+
+## Machine state at p > 1
+
+The exchange costs of this VM change for minutes at a time. Before each
+experiment at p > 1, `validate.sh` waits (up to two minutes) until a quick
+probe (empty sync and g per word, seconds) is within a factor 2 of the one
+taken right after the machine was probed, and measures the experiment again
+if the state changed while it ran. "same" says whether the last attempt ran
+in the probed state.
+
+| backend, p | experiment | attempts | probed: sync, g | before: sync, g | after: sync, g | same |
+|---|---|---|---|---|---|---|
+EOT
+  for f in "${states[@]}"; do
+    config=$(basename "$f" .csv)
+    config=${config#state-}
+    awk -F, -v c="${config/-p/, p = }" 'NR > 1 { last[$1] = $0; n[$1] = $2; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
+      END { for (i = 1; i <= k; i++) { split(last[order[i]], r, ",")
+              printf "| %s | %s | %d | %.2g, %.2g | %.2g, %.2g | %.2g, %.2g | %s |\n", c, r[1], n[order[i]], r[3], r[4], r[5], r[6], r[7], r[8], r[9] } }' "$f"
+  done
+fi
+
 cat <<'EOT'
 
 ## Known sources of error

@@ -34,14 +34,24 @@ JSON
 # exact |errors| 10, 50, 20, 30%: median 25%, largest 50%, two over 25%;
 # paper 200, 75, 0, 10%: median 42.5%, largest 200%. Ranking: both pairs
 # differ by more than 10%; exact orders both right, paper only c < d.
+# The machine-state log: the last attempt of each experiment, with the count.
+cat >"$dir/state-threads-p1.csv" <<'CSV'
+experiment,attempt,probed_sync,probed_g,before_sync,before_g,after_sync,after_g,same
+mss,1,1.2e-07,2.4e-10,1.1e-04,6.2e-10,1.2e-07,2.5e-10,no
+mss,2,1.2e-07,2.4e-10,1.3e-07,2.5e-10,1.2e-07,2.6e-10,yes
+CSV
+
+report=$("$root/scripts/validation-report.sh" "$dir" "threads 1 targeted")
 want='| threads | 1 | targeted | 25.0% | 50.0% | 2 | 42.5% | 200.0% | 4 | 2 of 2 | 1 of 2 | -, - |'
-got=$("$root/scripts/validation-report.sh" "$dir" "threads 1 targeted" | grep '^| threads | 1 |')
+got=$(grep '^| threads | 1 |' <<<"$report")
 if [ "$got" != "$want" ]; then
   printf 'summary row:\n  got  %s\n  want %s\n' "$got" "$want" >&2
   exit 1
 fi
 # The per-experiment table reads each file's own columns too: c at +20.0%.
-"$root/scripts/validation-report.sh" "$dir" "threads 1 targeted" |
-  grep -qF '| c.vec | 5, 5 | 1 | 2.4 | 2 | 2 | +20.0% | +0.0% |' ||
+grep -qF '| c.vec | 5, 5 | 1 | 2.4 | 2 | 2 | +20.0% | +0.0% |' <<<"$report" ||
   { echo "per-experiment row for c.vec wrong" >&2; exit 1; }
+# The state table shows each experiment's last attempt and how many there were.
+grep -qF '| threads, p = 1 | mss | 2 | 1.2e-07, 2.4e-10 | 1.3e-07, 2.5e-10 | 1.2e-07, 2.6e-10 | yes |' <<<"$report" ||
+  { echo "machine-state row for mss wrong" >&2; exit 1; }
 echo "validation report: summary and rows as worked out by hand"
