@@ -105,6 +105,10 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
     double vals[] = {r->W, r->H, r->S, r->ops, r->seconds, r->analysis_seconds};
     for (int i = 0; i < 6; i++) json_object_set_new(root, keys[i], cost_json_number(vals[i]));
     json_object_set_new(root, "calibrated", json_boolean(r->calibrated));
+    if (r->model == MODEL_EXACT) {
+      json_object_set_new(root, "footprint_bytes", cost_json_number(r->footprint_bytes));
+      json_object_set_new(root, "memory_share", cost_json_number(r->memory_share));
+    }
   }
   json_object_set_new(root, "shapes", json_integer(r->shapes));
   json_dumpf(root, out, JSON_INDENT(2));

@@ -163,8 +163,10 @@ static CostResult exact_result(Arena *arena, const CostRequest *req) {
                   .W = (double)x.W, .H = (double)x.H, .S = (double)x.S, .shapes = x.shapes};
   r.steps = arena_calloc(arena, (size_t)x.nsteps + 1, sizeof *r.steps);
   const Calibration *cal = &req->machine.cal;
+  r.footprint_bytes = 8 * x.footprint;
+  r.memory_share = cost_memory_share(cal, x.footprint);
   for (int i = 0; i < x.nsteps; i++) {
-    r.steps[i] = exact_step(cal, &x.steps[i], x.p, i + 1 < x.nsteps, cost_memory_share(cal, x.footprint));
+    r.steps[i] = exact_step(cal, &x.steps[i], x.p, i + 1 < x.nsteps, r.memory_share);
     r.seconds += r.steps[i].seconds;
   }
   check_exact(fmax(r.W, r.H));

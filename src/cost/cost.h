@@ -108,6 +108,8 @@ typedef struct CostResult {
   const char *S_form;
   double analysis_seconds;  // time the analysis took
   int64_t shapes;           // distinct shapes built (the analysis' memory)
+  double footprint_bytes;   // exact model: the memory one run touches
+  double memory_share;      // exact model: the share of its memory traffic charged at memory rates
 } CostResult;
 
 //

@@ -65,6 +65,8 @@ const char *const cal_term_names[CAL_TERMS] = {
 
 // "calibration": {"op": seconds, ...}: the exact model's per-unit times.
 static void read_calibration(Reader *r, json_t *root, Machine *m) {
+  m->cal.cache_bytes = number(r, root, "cache_bytes", 0, false);
+  check(r, m->cal.cache_bytes >= 0, "\"cache_bytes\" must not be negative");
   json_t *obj = json_object_get(root, "calibration");
   if (!obj) return;
   check(r, json_is_object(obj), "\"calibration\" must be an object of seconds per unit");
@@ -73,8 +75,6 @@ static void read_calibration(Reader *r, json_t *root, Machine *m) {
     m->cal.unit[t] = number(r, obj, cal_term_names[t], 0, !newer);
     check(r, m->cal.unit[t] >= 0, "calibration times must not be negative");
   }
-  m->cal.cache_bytes = number(r, root, "cache_bytes", 0, false);
-  check(r, m->cal.cache_bytes >= 0, "\"cache_bytes\" must not be negative");
   m->cal.present = true;
 }
 

@@ -49,6 +49,15 @@ cat >"$tmp/box.json" <<'JSON'
   "g_seconds": 1.5e-9, "l_seconds": 2e-7 }
 JSON
 json cost $mv1 -D m=10 -D n=10 --machine "$tmp/box.json" --json -- machine=box-threads-p2 p=2 g=3 l=400 s=2000000000
+# The memory a run touches and the share of its traffic charged at memory
+# rates: map over 1000 words reads 1000 and stores 1000 (16000 bytes); with
+# a 20000-byte cache that is (16000 - 10000) / 10000 of the way from half
+# the cache to all of it.
+printf 'param n\ninput v : [n]int\nmain = map (\\x -> x + 1) v\n' >"$tmp/inc.vec"
+sed 's/"l_seconds": 2e-7 }/"l_seconds": 2e-7, "cache_bytes": 20000 }/' "$tmp/box.json" >"$tmp/cache.json"
+json cost "$tmp/inc.vec" -D n=1000 -p 1 --machine "$tmp/cache.json" --json -- footprint_bytes=16000 memory_share=0.6
+json cost "$tmp/inc.vec" -D n=500 -p 1 --machine "$tmp/cache.json" --json -- footprint_bytes=8000 memory_share=0
+json cost "$tmp/inc.vec" -D n=5000 -p 1 --machine "$tmp/cache.json" --json -- footprint_bytes=80000 memory_share=1
 echo '{ "p": 2, "l": 400, "s": 1e9 }' >"$tmp/nog.json"
 expect_error "vecbsp: error: $tmp/nog.json: \"g\" is missing" "$vecbsp" cost $mv1 -D m=1 -D n=1 --machine "$tmp/nog.json"
 echo '{ "p": 0.5, "g": 1, "l": 400, "s": 1e9 }' >"$tmp/badp.json"
