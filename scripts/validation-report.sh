@@ -141,17 +141,20 @@ cat <<'EOT'
 - **The machine does not repeat itself** (the last column of the summary):
   this is a 2-vCPU virtual machine; runs of microseconds and runs that
   stream tens of megabytes at p = 2 differ from one measurement to the
-  next by up to a few tens of percent.
+  next by up to a few tens of percent, and its exchange costs change for
+  minutes at a time (the machine-state table).
 - **Runs of a few microseconds** (mss5 below n = 10^4, the smallest mss
-  sizes): a barrier's cost varies with when the processes reach it.
-- **Short loops over segments of varying length** (mss1-mss3): their exits
-  are mispredicted at a cost that depends on the order of the lengths;
-  the model does not count them, and predicts these programs 10-20% low
-  at p = 1, up to 50% low at p = 2 (mss1 at n = 160, mss3).
-- **The cache boundary**: the model charges a run's memory traffic at the
-  cache's or the memory's rate by its footprint against the last-level
-  cache; sizes near the boundary, and p = 2 where the processes share the
-  cache, are the least accurate (matvec in its middle sizes).
+  sizes at p = 2): a barrier's cost varies with when the processes reach it.
+- **Loops over segments of varying length** (mss1-mss3): their work and
+  their carried latency are about equal, and the model takes the larger;
+  these programs are predicted 10-25% low from n = 112 on and up to 20-40%
+  high at n <= 64. A term per mispredicted loop exit was tried twice and
+  not kept: a calibration program of the same loop shape (inits of rows)
+  showed no such cost.
+- **Memory at p = 2**: both processes stream from memory at once; runs far
+  beyond the cache (matvec at m or n = 10^6) are predicted 15-30% low and
+  runs just past half the cache up to 40% high, the p = 2 memory units
+  being a compromise between the two.
 - The **paper model** counts operations only, with the probed s: it cannot
   see memory traffic or latency, which are most of the time of these
   programs.
