@@ -34,6 +34,9 @@ static const CalProgram programs[] = {
      {{"n=1500"}, {"n=3000"}}},
     {"row prefixes", "param m n\ninput M : [m][n]int\nmain = length (redconcat (map inits M))\n",
      {{"m=10000", "n=4"}, {"m=100000", "n=4"}}},
+    {"prefix sums of rows",
+     "param m n\ninput M : [m][n]int\nmain = fold max (map (\\r -> fold max (map (fold (+)) (inits r))) M)\n",
+     {{"m=1700", "n=48"}, {"m=242", "n=128"}, {"m=60", "n=256"}}},
     {"tiny sum", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=500"}, {"n=2000"}}},
     {"tiny scan", "param n\ninput v : [n]int\nmain = fold max (prefix (+) v)\n", {{"n=500"}, {"n=2000"}}},
     {"dot", "param n\ninput a : [n]int\ninput b : [n]int\nmain = fold (+) (pair_map (*) (a, b))\n",
@@ -117,13 +120,13 @@ static double term_sum(const double unit[CAL_TERMS], const CalibrationRun *run, 
 // fitted throughput exceeds their latency.
 static void fit_local(const CalibrationRun *lat, int nlat, const CalibrationRun *thr, int nthr, double unit[CAL_TERMS]) {
   bool terms[CAL_TERMS];
-  for (int t = 0; t < CAL_TERMS; t++) terms[t] = t >= CAL_LAT_FAST && t < CAL_WORDS;
+  for (int t = 0; t < CAL_TERMS; t++) terms[t] = t >= CAL_LAT_FAST && t < CAL_EXITS;
   calibration_fit(lat, nlat, terms, unit);
   for (int t = 0; t < CAL_TERMS; t++) terms[t] = t < CAL_LAT_FAST;
   bool *by_work = calloc((size_t)nthr + 1, sizeof *by_work);
   CalibrationRun *work = malloc(((size_t)nthr + 1) * sizeof *work);
   for (int r = 0; r < nthr; r++)
-    by_work[r] = term_sum(unit, &thr[r], CAL_LAT_FAST, CAL_WORDS) < LATENCY_BOUND * thr[r].seconds;
+    by_work[r] = term_sum(unit, &thr[r], CAL_LAT_FAST, CAL_EXITS) < LATENCY_BOUND * thr[r].seconds;
   for (int round = 0; round < nthr; round++) {
     int nwork = 0;
     for (int r = 0; r < nthr; r++)
@@ -131,7 +134,7 @@ static void fit_local(const CalibrationRun *lat, int nlat, const CalibrationRun 
     calibration_fit(work, nwork, terms, unit);
     bool changed = false;
     for (int r = 0; r < nthr; r++) {
-      bool now = term_sum(unit, &thr[r], 0, CAL_LAT_FAST) > term_sum(unit, &thr[r], CAL_LAT_FAST, CAL_WORDS);
+      bool now = term_sum(unit, &thr[r], 0, CAL_LAT_FAST) > term_sum(unit, &thr[r], CAL_LAT_FAST, CAL_EXITS);
       changed |= now != by_work[r];
       by_work[r] = now;
     }
@@ -141,18 +144,36 @@ static void fit_local(const CalibrationRun *lat, int nlat, const CalibrationRun 
   free(by_work);
 }
 
-// At p > 1 the local terms are the core's, measured at p = 1, but for
-// memory, whose bandwidth the processes share, and for packing and
-// unpacking messages: the runs at p fit those, the h-relations and the
-// barriers, the rest of their time being known.
-static void fit_exchange(CalibrationRun *runs, int n, double unit[CAL_TERMS]) {
-  bool terms[CAL_TERMS] = {0};
-  terms[CAL_LOADS_MEM] = terms[CAL_STORES_MEM] = terms[CAL_UNPACKED] = terms[CAL_UNPACKED_MEM] = true;
-  terms[CAL_VECTORS] = terms[CAL_WORDS] = terms[CAL_WORDS_MEM] = terms[CAL_BARRIERS] = true;
+// Fits the given terms to the runs, the rest of their time being known.
+static void fit_rest(CalibrationRun *runs, int n, const bool terms[CAL_TERMS], double unit[CAL_TERMS]) {
   double known[CAL_TERMS];
   for (int t = 0; t < CAL_TERMS; t++) known[t] = terms[t] ? 0 : unit[t];
   for (int r = 0; r < n; r++) runs[r].known = cost_predict(known, runs[r].count);
   calibration_fit(runs, n, terms, unit);
+}
+
+// Moves the runs with mispredicted loop exits after the others; returns
+// how many have none. Those runs fit the exit time once the rest is known.
+static int exits_last(CalibrationRun *runs, int n) {
+  int plain = 0;
+  for (int r = 0; r < n; r++)
+    if (runs[r].count[CAL_EXITS] == 0) {
+      CalibrationRun t = runs[plain];
+      runs[plain++] = runs[r];
+      runs[r] = t;
+    }
+  return plain;
+}
+
+// At p > 1 the local terms are the core's, measured at p = 1, but for
+// memory, whose bandwidth the processes share, and for packing and
+// unpacking messages: the runs at p fit those, the h-relations and the
+// barriers.
+static void fit_exchange(CalibrationRun *runs, int n, double unit[CAL_TERMS]) {
+  bool terms[CAL_TERMS] = {0};
+  terms[CAL_LOADS_MEM] = terms[CAL_STORES_MEM] = terms[CAL_UNPACKED] = terms[CAL_UNPACKED_MEM] = true;
+  terms[CAL_VECTORS] = terms[CAL_WORDS] = terms[CAL_WORDS_MEM] = terms[CAL_BARRIERS] = true;
+  fit_rest(runs, n, terms, unit);
 }
 
 json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, const char *effort) {
@@ -167,7 +188,9 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
   Calibration guess = {.present = true, .unit = {1 / s, 1 / s}, .cache_bytes = cache_bytes};
   int nlat = measure_all(a, latency_programs, NLATENCY, sizes, &base, 1, &guess, runs, report);
   int nthr = measure_all(a, programs, NPROGRAMS, sizes, &base, 1, &guess, runs + nlat, report);
-  fit_local(runs, nlat, runs + nlat, nthr, guess.unit);
+  int plain = exits_last(runs + nlat, nthr);
+  fit_local(runs, nlat, runs + nlat, plain, guess.unit);
+  fit_rest(runs + nlat + plain, nthr - plain, (bool[CAL_TERMS]){[CAL_EXITS] = true}, guess.unit);
   int n = nlat + nthr;
   if (p > 1) {
     int np = measure_all(a, programs, NPROGRAMS, sizes, &base, p, &guess, runs + n, report);

@@ -87,7 +87,7 @@ static void check_exact(double x) {
     fatal("the predicted work or communication exceeds 2^53, beyond what the exact model counts exactly");
 }
 
-_Static_assert(CAL_WORDS - CAL_LAT_FAST == LAT_CLASSES, "one latency term per LatClass");
+_Static_assert(CAL_EXITS - CAL_LAT_FAST == LAT_CLASSES, "one latency term per LatClass");
 
 // words, share of them at the memory's rate (mem), the rest at the cache's.
 static void split(double count[CAL_TERMS], int cache, int mem, double words, double share) {
@@ -104,6 +104,7 @@ static void local_counts(const ExactCounts *c, double memory_share, double count
   split(count, CAL_UNPACKED, CAL_UNPACKED_MEM, (double)c->unpacked, memory_share);
   count[CAL_VECTORS] = (double)c->vectors;
   for (int k = 0; k < LAT_CLASSES; k++) count[CAL_LAT_FAST + k] = (double)c->carried[k];
+  count[CAL_EXITS] = (double)c->exits;
 }
 
 double cost_memory_share(const Calibration *cal, double footprint) {
@@ -115,8 +116,8 @@ double cost_memory_share(const Calibration *cal, double footprint) {
 static double local_time(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
   double work = 0, latency = 0;
   for (int t = 0; t < CAL_LAT_FAST; t++) work += unit[t] * count[t];
-  for (int t = CAL_LAT_FAST; t < CAL_WORDS; t++) latency += unit[t] * count[t];
-  return fmax(work, latency);
+  for (int t = CAL_LAT_FAST; t < CAL_EXITS; t++) latency += unit[t] * count[t];
+  return fmax(work, latency) + unit[CAL_EXITS] * count[CAL_EXITS];
 }
 
 double cost_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {

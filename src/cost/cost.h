@@ -26,17 +26,19 @@ typedef struct CostConstants {
 } CostConstants;
 
 // The exact model's counts that calibration gives a time each: the
-// ExactCounts of exec.h (the loads, stores and unpacked words of a run whose
-// memory does not fit in the cache apart, as *_mem; the carried
-// operations by LatClass), then the words of h-relations (word_mem: in a
-// run that does not fit in the cache) and the barriers.
+// ExactCounts of exec.h (the share of loads, stores and unpacked words
+// served from memory apart, as *_mem; the carried operations by LatClass;
+// the mispredicted loop exits), then the words of h-relations (word_mem:
+// from memory) and the barriers.
 // A process's local time is the larger of its throughput terms (op ..
-// unpack_mem) and its latency terms (lat_*): a loop runs at the pace of its
-// work or of its carried dependency, whichever is slower (docs/cost-model.md,
+// vector) and its latency terms (lat_*), plus its mispredicted exits: a loop
+// runs at the pace of its work or of its carried dependency, whichever is
+// slower, and a mispredicted exit stalls both (docs/cost-model.md,
 // "Calibration").
 enum {
   CAL_OPS, CAL_DIVS, CAL_ELEMS, CAL_LOADS, CAL_STORES, CAL_LOADS_MEM, CAL_STORES_MEM, CAL_UNPACKED, CAL_UNPACKED_MEM, CAL_VECTORS,
   CAL_LAT_FAST, CAL_LAT_SELECT, CAL_LAT_MUL, CAL_LAT_DIV,
+  CAL_EXITS,
   CAL_WORDS, CAL_WORDS_MEM, CAL_BARRIERS, CAL_TERMS
 };
 extern const char *const cal_term_names[CAL_TERMS];  // "op", ..., "word", "barrier"

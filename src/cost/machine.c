@@ -61,7 +61,7 @@ static void read_constants(Reader *r, json_t *obj, CostConstants *k) {
 
 const char *const cal_term_names[CAL_TERMS] = {
     "op", "div", "elem", "load", "store", "load_mem", "store_mem", "unpack", "unpack_mem", "vector", "lat_fast", "lat_select", "lat_mul", "lat_div",
-    "word", "word_mem", "barrier"};
+    "exit", "word", "word_mem", "barrier"};
 
 // "calibration": {"op": seconds, ...}: the exact model's per-unit times.
 static void read_calibration(Reader *r, json_t *root, Machine *m) {
@@ -71,7 +71,7 @@ static void read_calibration(Reader *r, json_t *root, Machine *m) {
   if (!obj) return;
   check(r, json_is_object(obj), "\"calibration\" must be an object of seconds per unit");
   for (int t = 0; t < CAL_TERMS && !r->error[0]; t++) {
-    bool newer = (t >= CAL_LOADS_MEM && t < CAL_WORDS) || t == CAL_WORDS_MEM;  // older files lack them
+    bool newer = (t >= CAL_LOADS_MEM && t < CAL_WORDS) || t == CAL_WORDS_MEM;  // older files lack them (0)
     m->cal.unit[t] = number(r, obj, cal_term_names[t], 0, !newer);
     check(r, m->cal.unit[t] >= 0, "calibration times must not be negative");
   }

@@ -80,6 +80,7 @@ static void counts_add(Counts *to, const Counts *c, int64_t times) {
   to->unpacked += c->unpacked * times;
   to->vectors += c->vectors * times;
   for (int k = 0; k < LAT_CLASSES; k++) to->carried[k] += c->carried[k] * times;
+  to->exits += c->exits * times;
 }
 
 static void counts_max(Counts *to, const Counts *c) {
@@ -92,6 +93,7 @@ static void counts_max(Counts *to, const Counts *c) {
   if (c->vectors > to->vectors) to->vectors = c->vectors;
   for (int k = 0; k < LAT_CLASSES; k++)
     if (c->carried[k] > to->carried[k]) to->carried[k] = c->carried[k];
+  if (c->exits > to->exits) to->exits = c->exits;
 }
 
 // iterations of a loop whose carried dependency is carried (plan.c).
@@ -246,13 +248,35 @@ static Shape *apply(Ex *x, Ir *fn, Shape *env, Shape *a, Shape *b, int64_t times
 // The skeletons' loops, sequential (one process's block, or local).
 //
 
+// The branch predictor follows a loop whose trip count changes from one
+// run to the next up to this many iterations; a longer one mispredicts its
+// exit (measured: docs/cost-model.md, "Loop exits").
+enum { PREDICTED_TRIPS = 64 };
+
+// Exits of loops run over each element of v in turn, from from on, loops
+// per element: one each where the element is longer than PREDICTED_TRIPS
+// and not as long as the element before. Returns whether it counted any.
+static bool count_exits(Ex *x, int loops, Shape *v, int64_t from) {
+  if (!loops || v->kind == SH_VEC) return false;  // a regular vector's elements are alike
+  int64_t before = -1, exits = 0;
+  for (int64_t i = from; i < len(v); i++) {
+    int64_t k = len(shape_elem(v, i));
+    exits += k > PREDICTED_TRIPS && k != before;
+    before = k;
+  }
+  x->now->exits += exits * loops;
+  return exits > 0;
+}
+
 // f on each element of v (and of w): a regular vector is one application.
+// A loop of f over both its arguments at once counts once.
 static Shape *map_vec(Ex *x, Ir *f, Shape *env, Shape *v, Shape *w) {
   int64_t n = len(v);
   if (v->kind == SH_VEC && (!w || w->kind == SH_VEC)) {
     if (!n) return v;
     return shape_vec(&x->sh, v->n, apply(x, f, env, v->a, w ? w->a : NULL, n));
   }
+  if (!count_exits(x, f->loops_over[0], v, 0) && w) count_exits(x, f->loops_over[1], w, 0);
   Shape **out = arena_calloc(x->sh.arena, (size_t)n, sizeof *out);
   for (int64_t i = 0; i < n; i++) out[i] = apply(x, f, env, shape_elem(v, i), w ? shape_elem(w, i) : NULL, 1);
   return shape_vector(&x->sh, out, n);
@@ -265,6 +289,7 @@ static Shape *followable(Ex *x, Shape *v) { return len(v) > SIMULATE_MAX ? shape
 // back its accumulator the rest repeat it: counted, not followed.
 static Shape *fold_vec(Ex *x, Ir *f, Shape *env, Shape *acc, Shape *v, int64_t from) {
   int64_t n = len(v);
+  count_exits(x, f->loops_over[1], v, from);
   for (int64_t i = from; i < n; i++) {
     Shape *r = apply(x, f, env, acc, shape_elem(v, i), 1);
     if (r == acc && v->kind == SH_VEC) {

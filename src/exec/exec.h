@@ -134,6 +134,7 @@ typedef struct ExactCounts {
   int64_t unpacked;  // words copied out of received messages (data another core wrote)
   int64_t vectors;   // vectors packed into messages or unpacked from them one by one
   int64_t carried[LAT_CLASSES];  // operations on the carried dependencies of loops, by class, times the iterations
+  int64_t exits;     // loop exits mispredicted: of long loops whose trip count changed since their last run
 } ExactCounts;
 
 typedef struct ExactStep {

@@ -81,6 +81,8 @@ struct Ir {
   int carried[LAT_CLASSES];  // a loop's own (a local skeleton not fused, a top-level
                              // fold or prefix, a local iter): the operations by class
                              // each iteration waits for from the one before
+  int loops_over[2];         // skeletons: loops of the function's body, outside the
+                             // functions it applies, over the elements of x and of y
 };
 
 // A region: a chain of parallel applications, each the distributed argument

@@ -207,6 +207,47 @@ static void carry_alone(Planner *P, Region *g) {
 }
 
 //
+// Loops over a parameter: a skeleton applies its function to each element
+// of a vector; where the elements' lengths vary, the function's loops over
+// its parameter change trip count from one application to the next, and
+// the exact model counts their mispredicted exits (docs/cost-model.md,
+// "Loop exits").
+//
+
+// Does a loop over e run once per element of v (v itself, a fused
+// generator over it, or its inits or tails)?
+static bool along(Ir *e, IrVar *v) {
+  if (e->kind == IR_VAR) return e->var == v;
+  if (e->kind == IR_INITS || e->kind == IR_TAILS) return along(e->a, v);
+  if (!e->fused) return false;
+  return along(e->a, v) || (e->kind == IR_PAIR_MAP && along(e->b, v));
+}
+
+// Loops e runs over the elements of v, not counting those in the functions
+// of the skeletons it applies (their own applications count those).
+static int loops_over(Ir *e, IrVar *v) {
+  if (!e) return 0;
+  int n = 0;
+  if (ir_is_skeleton(e->kind) && e->mode == MODE_LOCAL && !e->fused)
+    n += along(e->kind == IR_C_PROD ? e->b : e->a, v) || (e->kind == IR_PAIR_MAP && along(e->b, v));
+  Ir *kids[] = {e->a, e->b, e->c, e->kind == IR_LET ? e->body : NULL};
+  for (int i = 0; i < 4; i++) n += loops_over(kids[i], v);
+  for (int i = 0; i < e->nelems; i++) n += loops_over(e->elems[i], v);
+  return n;
+}
+
+static void find_loops(Ir *e) {
+  if (!e) return;
+  if (ir_is_skeleton(e->kind) && e->body) {
+    e->loops_over[0] = loops_over(e->body, e->x);
+    e->loops_over[1] = e->y ? loops_over(e->body, e->y) : 0;
+  }
+  Ir *kids[] = {e->a, e->b, e->c, e->body};
+  for (int i = 0; i < 4; i++) find_loops(kids[i]);
+  for (int i = 0; i < e->nelems; i++) find_loops(e->elems[i]);
+}
+
+//
 // Captured data: the free variables and the inputs of the stage functions.
 //
 
@@ -280,6 +321,7 @@ void plan_program(IrProgram *ir) {
   P.at = arena_calloc(ir->arena, (size_t)ir->nvars + 1, sizeof *P.at);
   P.stamp = arena_calloc(ir->arena, (size_t)ir->nvars + 1, sizeof *P.stamp);
   carry(&P, ir->main);
+  find_loops(ir->main);
   for (int r = 0; r < ir->nregions; r++) {
     find_captured(&P, ir->regions[r]);
     carry_alone(&P, ir->regions[r]);

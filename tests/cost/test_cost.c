@@ -505,7 +505,7 @@ static ExactCounts counts_of(Arena *a, Program *prog, const char *params, int p,
   ExactCounts c = {0};
   for (int i = 0; i < x.nsteps; i++) {
     const ExactCounts *s = &x.steps[i].procs[pid];
-    c.ops += s->ops, c.elems += s->elems, c.loads += s->loads, c.stores += s->stores;
+    c.ops += s->ops, c.elems += s->elems, c.loads += s->loads, c.stores += s->stores, c.exits += s->exits;
     for (int k = 0; k < LAT_CLASSES; k++) c.carried[k] += s->carried[k];
   }
   if (footprint) *footprint = x.footprint;
@@ -579,6 +579,26 @@ static void test_calibration(void) {
   CHECK(x.steps[x.nsteps - 2].procs[1].vectors == 9 && x.steps[x.nsteps - 1].procs[0].vectors == 9,
         "segments packed one by one: %lld, unpacked %lld", (long long)x.steps[x.nsteps - 2].procs[1].vectors,
         (long long)x.steps[x.nsteps - 1].procs[0].vectors);
+  // Mispredicted loop exits: one per loop over an element longer than 64
+  // whose length differs from the element before. Segments of 1..100 (or
+  // 100..1) have 36 such; rows of one length none; a function with two
+  // loops over its segment twice as many; with 64 elements, none; a fold
+  // over rows of one length none.
+  const struct {
+    const char *program, *params;
+    int64_t exits;
+  } exits[] = {
+      {"param n\ninput v : [n]int\nmain = map (fold (+)) (inits v)\n", "n=100", 36},
+      {"param n\ninput v : [n]int\nmain = map (fold (+)) (tails v)\n", "n=100", 36},
+      {"param n\ninput v : [n]int\nmain = map (fold (+)) (inits v)\n", "n=64", 0},
+      {"param n m\ninput M : [n][m]int\nmain = map (fold (+)) M\n", "n=10 m=100", 0},
+      {"param n\ninput v : [n]int\nmain = map (\\s -> fold (+) s + fold max s) (inits v)\n", "n=100", 72},
+      {"param n m\ninput M : [n][m]int\nmain = fold (\\a b -> pair_map (+) (a, b)) M\n", "n=10 m=100", 0},
+  };
+  for (size_t i = 0; i < sizeof exits / sizeof *exits; i++) {
+    ExactCounts e = counts_of(a, load_text(a, exits[i].program), exits[i].params, 1, 0, NULL);
+    CHECK(e.exits == exits[i].exits, "exits of %s at %s: %lld", exits[i].program, exits[i].params, (long long)e.exits);
+  }
   // A superstep's counts (uncalibrated: the busiest by operations, here
   // process 0, which packs the 5 rows of 7 for process 1) and its time.
   double step[CAL_TERMS];
@@ -590,6 +610,8 @@ static void test_calibration(void) {
   double some[CAL_TERMS] = {[CAL_OPS] = 3, [CAL_LOADS] = 4, [CAL_LAT_SELECT] = 1, [CAL_WORDS] = 5, [CAL_BARRIERS] = 1};
   double per[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LAT_SELECT] = 10, [CAL_WORDS] = 3, [CAL_BARRIERS] = 7};
   CHECK(cost_predict(per, some) == 11 + 15 + 7, "max(3 + 8, 10) + 5 words * 3 + a barrier: %g", cost_predict(per, some));
+  some[CAL_EXITS] = 2, per[CAL_EXITS] = 4;
+  CHECK(cost_predict(per, some) == 11 + 8 + 15 + 7, "exits add to the local time: %g", cost_predict(per, some));
   // The local time: the slower of the work and the carried latency.
   double unit[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5, [CAL_LAT_SELECT] = 10};
   ExactCounts work = {.ops = 3, .loads = 4, .carried = {[LAT_SELECT] = 1}};
