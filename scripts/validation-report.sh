@@ -145,12 +145,10 @@ cat <<'EOT'
   minutes at a time (the machine-state table).
 - **Runs of a few microseconds** (mss5 below n = 10^4, the smallest mss
   sizes at p = 2): a barrier's cost varies with when the processes reach it.
-- **Loops over segments of varying length** (mss1-mss3): their work and
-  their carried latency are about equal, and the model takes the larger;
-  these programs are predicted 10-25% low from n = 112 on and up to 20-40%
-  high at n <= 64. A term per mispredicted loop exit was tried twice and
-  not kept: a calibration program of the same loop shape (inits of rows)
-  showed no such cost.
+- **Loops over segments of varying length** (mss1-mss3): their exits are
+  mispredicted once longer than about 64 iterations (docs/cost-model.md,
+  "Loop exits"); the limit is not sharp, and the smallest sizes (n <= 64),
+  where work and latency are about equal, are predicted up to 40% high.
 - **Memory at p = 2**: both processes stream from memory at once; runs far
   beyond the cache (matvec at m or n = 10^6) are predicted 15-30% low and
   runs just past half the cache up to 40% high, the p = 2 memory units
