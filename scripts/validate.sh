@@ -36,11 +36,13 @@ else
 fi
 
 # This VM's exchange costs change for minutes at a time (the host moves its
-# vCPUs): an empty sync at threads p = 2 takes 0.12 us, then 100 us; a word
-# 0.25 ns, then 0.6 ns. A prediction can only be checked against runs made
-# in the state the machine was probed in, so at p > 1 every experiment waits
-# for that state (a quick probe: sync and g, the middle of three) and is measured
-# again if the state changed while it ran. state-BACKEND-pP.csv logs it.
+# vCPUs): an empty sync at threads p = 2 takes 0.12 us, then 0.5 or 100 us;
+# a word 0.25 ns, then 0.6 ns. A prediction can only be checked against runs
+# made in the state the machine was probed in, so at p > 1 every experiment
+# waits (up to a minute) for that state (a quick probe: sync and g, the middle
+# of three; the same within a factor 4 and 3: MPI's vary by 2-3 between an
+# idle and a busy machine) and is measured again if the state changed while
+# it ran. state-BACKEND-pP.csv logs it.
 quick_state() {  # BACKEND P: "SYNC G" now, in seconds
   local probe=$build/bspprobe
   [ "$1" = mpi ] && probe=$build/bspprobe-mpi
@@ -49,14 +51,14 @@ quick_state() {  # BACKEND P: "SYNC G" now, in seconds
       awk -F'[:,]' '/"sync_seconds"/ && !s { s = $2 } /"g_seconds"/ && !g { g = $2 } END { print s, g }'
   done | sort -g | sed -n 2p | awk '{ print $1, $2 }'
 }
-same_state() {  # "SYNC G" "SYNC G": within a factor 2 of each other
-  awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " ")
-    for (i = 1; i <= 2; i++) if (x[i] > 2 * y[i] || y[i] > 2 * x[i]) exit 1 }'
+same_state() {  # "SYNC G" "SYNC G": syncs within a factor 4, g within 3
+  awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " "); f[1] = 4; f[2] = 3
+    for (i = 1; i <= 2; i++) if (x[i] > f[i] * y[i] || y[i] > f[i] * x[i]) exit 1 }'
 }
-await_state() {  # BACKEND P REFERENCE: waits up to 2 minutes for it; prints the state
+await_state() {  # BACKEND P REFERENCE: waits up to a minute for it; prints the state
   local now tries=0
   now=$(quick_state "$1" "$2")
-  while ! same_state "$now" "$3" && [ $tries -lt 8 ]; do
+  while ! same_state "$now" "$3" && [ $tries -lt 4 ]; do
     sleep 15
     tries=$((tries + 1))
     now=$(quick_state "$1" "$2")
