@@ -136,22 +136,28 @@ static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw-
 
 // --measure: every program compiled once, measured at every point
 // (--repeat K, 3 by default) on as many processes as the point predicts for.
+// The programs are measured one after the other at each point, so that the
+// alternatives the ranking compares run seconds apart, not minutes: a
+// machine whose speed drifts shifts them alike.
 static void measure(Sweep *sw) {
   Options run = sw->opt;
   if (!run.repeat) run.repeat = 3;
-  for (int j = 0; j < sw->nprogs; j++) {
-    Arena *a = arena_new();
-    char *exe = runner_build(a, sw->progs[j], &run);
-    for (int64_t i = 0; i < sw->npoints; i++) {
-      Options o = point_options(sw, a, i);
-      o.repeat = run.repeat;
-      RunOutcome r = runner_measure(a, exe, &o, point_p(sw, i));
+  Arena *a = arena_new();
+  char **exe = arena_calloc(a, (size_t)sw->nprogs, sizeof *exe);
+  for (int j = 0; j < sw->nprogs; j++) exe[j] = runner_build(a, sw->progs[j], &run);
+  for (int64_t i = 0; i < sw->npoints; i++) {
+    Arena *point = arena_new();
+    Options o = point_options(sw, point, i);
+    o.repeat = run.repeat;
+    for (int j = 0; j < sw->nprogs; j++) {
+      RunOutcome r = runner_measure(point, exe[j], &o, point_p(sw, i));
       sample(sw, i, j)->measured = r.median;
       sample(sw, i, j)->measured_min = r.min;
       runner_free(&r);
     }
-    arena_free(a);
+    arena_free(point);
   }
+  arena_free(a);
 }
 
 static double rel_error(const Sample *s) { return (s->predicted - s->measured) / s->measured; }
