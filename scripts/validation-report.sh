@@ -6,6 +6,12 @@ set -euo pipefail
 dir=$1
 shift
 
+# The start of every awk program below: on a CSV header line (one per file,
+# and files pasted side by side repeat names), col[NAME] is the first column
+# of that name and end[NAME] the last.
+columns='$1 == "program" { delete col; delete end
+  for (i = NF; i >= 1; i--) { col[$i] = i; if (!($i in end)) end[$i] = i }; next }'
+
 # stats MODEL FILE...: "median max n" of |error| over the rows of the exact
 # CSVs, for the model whose predictions are in the matching *-MODEL.csv.
 stats() {
@@ -13,10 +19,8 @@ stats() {
   shift
   for f in "$@"; do
     paste -d, "$f" "${f%-exact.csv}-$model.csv"
-  done | awk -F, '
-    $1 == "program" { delete col; for (i = 1; i <= NF; i++) if (!($i in col)) col[$i] = i
-                      for (i = 1; i <= NF; i++) if ($i == "predicted") last = i; next }
-    { e = ($last - $col["measured"]) / $col["measured"]; print e < 0 ? -e : e }' | sort -g |
+  done | awk -F, "$columns"'
+    { e = ($end["predicted"] - $col["measured"]) / $col["measured"]; print e < 0 ? -e : e }' | sort -g |
     summarise
 }
 
@@ -33,9 +37,8 @@ summarise() {
 repeatability() {
   for f in "$@"; do
     [ -f "${f%-exact.csv}-again.csv" ] || continue
-    paste -d, "$f" "${f%-exact.csv}-again.csv" | awk -F, '
-      $1 == "program" { for (i = 1; i <= NF; i++) if ($i == "measured") { if (!a) a = i; else b = i }; next }
-      { d = ($b - $a) / $a; print d < 0 ? -d : d }'
+    paste -d, "$f" "${f%-exact.csv}-again.csv" | awk -F, "$columns"'
+      { d = ($end["measured"] - $col["measured"]) / $col["measured"]; print d < 0 ? -d : d }'
   done | sort -g | summarise | awk '{ print $1, $2 }'
 }
 
@@ -45,11 +48,9 @@ ranking() {
   local model=$1
   shift
   for f in "$@"; do
-    paste -d, "$f" "${f%-exact.csv}-$model.csv" | awk -F, -v file="$f" '
-      $1 == "program" { for (i = 1; i <= NF; i++) if (!($i in col)) col[$i] = i
-                        for (i = 1; i <= NF; i++) if ($i == "predicted") last = i; next }
+    paste -d, "$f" "${f%-exact.csv}-$model.csv" | awk -F, -v file="$f" "$columns"'
       { key = file; for (i = 2; i < col["p"]; i++) key = key "," $i
-        k = cnt[key]++; meas[key, k] = $col["measured"]; pred[key, k] = $last }
+        k = cnt[key]++; meas[key, k] = $col["measured"]; pred[key, k] = $end["predicted"] }
       END { for (key in cnt) for (a = 0; a < cnt[key]; a++) for (b = a + 1; b < cnt[key]; b++) {
               lo = meas[key, a] < meas[key, b] ? meas[key, a] : meas[key, b]
               hi = meas[key, a] < meas[key, b] ? meas[key, b] : meas[key, a]
@@ -168,11 +169,9 @@ for f in "$dir"/*-exact.csv; do
   echo
   echo "| program | size | p | predicted (exact) | predicted (paper) | measured | error (exact) | error (paper) |"
   echo "|---|---|---|---|---|---|---|---|"
-  paste -d, "$f" "${f%-exact.csv}-paper.csv" | awk -F, '
-    $1 == "program" { for (i = 1; i <= NF; i++) if (!($i in col)) col[$i] = i
-                      for (i = 1; i <= NF; i++) if ($i == "predicted") last = i; next }
+  paste -d, "$f" "${f%-exact.csv}-paper.csv" | awk -F, "$columns"'
     { size = ""; for (i = 2; i < col["p"]; i++) size = size (size == "" ? "" : ", ") $i
-      m = $col["measured"]; pe = $col["predicted"]; pp = $last
+      m = $col["measured"]; pe = $col["predicted"]; pp = $end["predicted"]
       printf "| %s | %s | %s | %.4g | %.4g | %.4g | %+.1f%% | %+.1f%% |\n", $1, size, $col["p"], pe, pp, m,
              100 * (pe - m) / m, 100 * (pp - m) / m }'
 done
