@@ -48,8 +48,8 @@ quick_state() {  # BACKEND P: "SYNC G" now, in seconds
   [ "$1" = mpi ] && probe=$build/bspprobe-mpi
   for _ in 1 2 3; do
     "$build/bsprun" --backend="$1" -n "$2" "$probe" --quick 2>/dev/null |
-      awk -F'[:,]' '/"sync_seconds"/ && !s { s = $2 } /"g_seconds"/ && !g { g = $2 } END { print s, g }'
-  done | sort -g | sed -n 2p | awk '{ print $1, $2 }'
+      awk -F'[:,]' '/"sync_seconds"/ && !s { s = $2 } /"g_seconds"/ && !g { g = $2 } END { print s + 0, g + 0 }'
+  done | sort -g | sed -n 2p
 }
 same_state() {  # "SYNC G" "SYNC G": syncs within a factor 4, g within 3
   awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " "); f[1] = 4; f[2] = 3
@@ -66,10 +66,12 @@ await_state() {  # BACKEND P REFERENCE: waits up to a minute for it; prints the 
   echo "$now"
 }
 
-measure() {  # the exact model's CSV and plot of one experiment
+measure() {  # OUT [OPTION...]: the exact model's CSV of one experiment, measured
+  local out=$1
+  shift
   # shellcheck disable=SC2086
   "$vecbsp" sweep "${files[@]}" $sizes -p "$p" --backend "$backend" --machine "$machine" \
-    --measure --repeat "$repeat" --csv --plot "$base.svg" >"$base-exact.csv"
+    --measure --repeat "$repeat" --csv "$@" >"$out"
 }
 
 for config in "${configs[@]}"; do
@@ -93,7 +95,7 @@ for config in "${configs[@]}"; do
     if $guard; then
       for attempt in 1 2; do
         before=$(await_state "$backend" "$p" "$probed")
-        measure
+        measure "$base-exact.csv" --plot "$base.svg"
         after=$(quick_state "$backend" "$p")
         same=yes
         same_state "$before" "$probed" && same_state "$after" "$probed" || same=no
@@ -101,16 +103,12 @@ for config in "${configs[@]}"; do
         [ $same = yes ] && break
       done
     else
-      measure
+      measure "$base-exact.csv" --plot "$base.svg"
     fi
     # shellcheck disable=SC2086
     "$vecbsp" sweep "${files[@]}" $sizes -p "$p" --machine "$machine" --model paper --csv >"$base-paper.csv"
     # The same measurement again: how far the machine repeats itself.
-    if [ "$kind" = targeted ]; then
-      # shellcheck disable=SC2086
-      "$vecbsp" sweep "${files[@]}" $sizes -p "$p" --backend "$backend" --machine "$machine" \
-        --measure --repeat "$repeat" --csv >"$base-again.csv"
-    fi
+    if [ "$kind" = targeted ]; then measure "$base-again.csv"; fi
   done
 done
 "$root/scripts/validation-report.sh" "$out" "${configs[@]}" >"$root/docs/validation.md"
