@@ -81,8 +81,6 @@ static double number(json_t *obj, const char *key)
     return json_number_value(json_object_get(obj, key));
 }
 
-/* The machine description of cli.md, plus the fit's quality and the raw
- * measurement for whoever wants to look closer. */
 /* The largest data cache of cpu0 (the processes share it on one host),
  * from sysfs, else sysconf; 0 if neither knows. */
 static double cache_bytes(void)
@@ -112,6 +110,8 @@ static double cache_bytes(void)
     return largest > 0 ? largest : sc > 0 ? (double)sc : 0;
 }
 
+/* The machine description of cli.md, plus the fit's quality, the cache
+ * size and the raw measurement for whoever wants to look closer. */
 static json_t *machine_json(const struct probe_opts *o, json_t *raw)
 {
     char host[256] = "localhost", name[512];

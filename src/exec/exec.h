@@ -156,7 +156,8 @@ typedef struct ExactResult {
   int64_t W, H;      // sums of w and h over all supersteps
   int64_t S;         // barriers
   int64_t shapes;    // distinct shapes the analysis built (its memory)
-  double footprint;  // words of memory one run touches: the inputs and every word stored
+  double footprint;  // words of memory one run touches: the inputs, every word stored and
+                     // every word copied into or out of a message
 } ExactResult;
 
 enum { EXACT_STEPS_LISTED = 100000 };

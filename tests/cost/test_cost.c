@@ -562,13 +562,13 @@ static void test_calibration(void) {
   // descriptor read and built per row); segments are packed one by one;
   // the receiver unpacks after the barrier, in the next superstep.
   prog = load_text(a, "param n m\ninput M : [n][m]int\nmain = map (\\r -> fold (+) r) M\n");
-  ExactResult x;
-  exact_cost(a, prog, params_of(a, prog, "n=10 m=7"), 2, &x);
-  CHECK(x.nsteps == 3 && x.steps[0].procs[0].elems == 5 && x.steps[0].procs[0].loads == 10 &&
-            x.steps[0].procs[0].stores == 35 && x.steps[1].procs[1].unpacked == 35 && x.steps[1].procs[1].elems == 5 + 5 + 35 &&
-            x.steps[0].procs[1].unpacked == 0 && x.steps[1].procs[1].vectors == 0,
-        "strided rows: %lld %lld %lld %lld %lld", (long long)x.steps[0].procs[0].elems, (long long)x.steps[0].procs[0].loads,
-        (long long)x.steps[0].procs[0].stores, (long long)x.steps[1].procs[1].unpacked, (long long)x.steps[1].procs[1].elems);
+  ExactResult rows, x;
+  exact_cost(a, prog, params_of(a, prog, "n=10 m=7"), 2, &rows);
+  CHECK(rows.nsteps == 3 && rows.steps[0].procs[0].elems == 5 && rows.steps[0].procs[0].loads == 10 &&
+            rows.steps[0].procs[0].stores == 35 && rows.steps[1].procs[1].unpacked == 35 && rows.steps[1].procs[1].elems == 5 + 5 + 35 &&
+            rows.steps[0].procs[1].unpacked == 0 && rows.steps[1].procs[1].vectors == 0,
+        "strided rows: %lld %lld %lld %lld %lld", (long long)rows.steps[0].procs[0].elems, (long long)rows.steps[0].procs[0].loads,
+        (long long)rows.steps[0].procs[0].stores, (long long)rows.steps[1].procs[1].unpacked, (long long)rows.steps[1].procs[1].elems);
   prog = load_text(a, "param n\ninput v : [n]int\nmain = map (\\s -> length s) (inits v)\n");
   exact_cost(a, prog, params_of(a, prog, "n=10"), 2, &x);
   // Unpacking the fetched block would be in the next superstep (the exchange).
@@ -599,12 +599,15 @@ static void test_calibration(void) {
     ExactCounts e = counts_of(a, load_text(a, exits[i].program), exits[i].params, 1, 0, NULL);
     CHECK(e.exits == exits[i].exits, "exits of %s at %s: %lld", exits[i].program, exits[i].params, (long long)e.exits);
   }
+  // At p = 2 each process counts the exits of its own block: process 1
+  // holds segments 51..100 (36 longer than 64), process 0 none.
+  Program *segs = load_text(a, exits[0].program);
+  int64_t exits0 = counts_of(a, segs, "n=100", 2, 0, NULL).exits, exits1 = counts_of(a, segs, "n=100", 2, 1, NULL).exits;
+  CHECK(exits0 == 0 && exits1 == 36, "exits by block at p = 2: %lld %lld", (long long)exits0, (long long)exits1);
   // A superstep's counts (uncalibrated: the busiest by operations, here
   // process 0, which packs the 5 rows of 7 for process 1) and its time.
   double step[CAL_TERMS];
-  prog = load_text(a, "param n m\ninput M : [n][m]int\nmain = map (\\r -> fold (+) r) M\n");
-  exact_cost(a, prog, params_of(a, prog, "n=10 m=7"), 2, &x);
-  cost_step_counts(&(Calibration){0}, &x.steps[0], 2, true, 0, step);
+  cost_step_counts(&(Calibration){0}, &rows.steps[0], 2, true, 0, step);
   CHECK(step[CAL_STORES] == 35 && step[CAL_WORDS] == 35 && step[CAL_WORDS_MEM] == 0 && step[CAL_BARRIERS] == 1,
         "fetch step counts: %g %g %g", step[CAL_STORES], step[CAL_WORDS], step[CAL_BARRIERS]);
   double some[CAL_TERMS] = {[CAL_OPS] = 3, [CAL_LOADS] = 4, [CAL_LAT_SELECT] = 1, [CAL_WORDS] = 5, [CAL_BARRIERS] = 1};

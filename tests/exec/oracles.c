@@ -16,8 +16,7 @@ static Program *load(Arena *a, const char *name) {
     fprintf(stderr, "cannot read %s\n", path);
     exit(1);
   }
-  Program *prog = program_check(a, src, NULL);
-  return prog;
+  return program_check(a, src, NULL);
 }
 
 // Maximum sum of a non-empty segment.
