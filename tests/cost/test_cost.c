@@ -569,6 +569,10 @@ static void test_calibration(void) {
             rows.steps[0].procs[1].unpacked == 0 && rows.steps[1].procs[1].vectors == 0,
         "strided rows: %lld %lld %lld %lld %lld", (long long)rows.steps[0].procs[0].elems, (long long)rows.steps[0].procs[0].loads,
         (long long)rows.steps[0].procs[0].stores, (long long)rows.steps[1].procs[1].unpacked, (long long)rows.steps[1].procs[1].elems);
+  // The gather: process 0 copies process 1's block of 5 sums into the result
+  // after the last barrier.
+  CHECK(rows.steps[1].sent[1] == 5 && rows.steps[2].procs[0].unpacked == 5 && rows.steps[2].procs[1].unpacked == 0,
+        "the gathered block is copied into the result: %lld", (long long)rows.steps[2].procs[0].unpacked);
   prog = load_text(a, "param n\ninput v : [n]int\nmain = map (\\s -> length s) (inits v)\n");
   exact_cost(a, prog, params_of(a, prog, "n=10"), 2, &x);
   // Unpacking the fetched block would be in the next superstep (the exchange).
