@@ -12,6 +12,9 @@ build=$(cd "${1:-$root/build}" && pwd)
 vecbsp=$build/vecbsp
 out=$root/docs/validation
 repeat=${REPEAT:-11}
+# Rounds over all the sizes, the median kept: this VM's memory bandwidth
+# changes by up to 2x from one second to the next.
+rounds=${ROUNDS:-3}
 cd "$root"
 mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -71,7 +74,7 @@ measure() {  # OUT [OPTION...]: the exact model's CSV of one experiment, measure
   shift
   # shellcheck disable=SC2086
   "$vecbsp" sweep "${files[@]}" $sizes -p "$p" --backend "$backend" --machine "$machine" \
-    --measure --repeat "$repeat" --csv "$@" >"$out"
+    --measure --repeat "$repeat" --rounds "$rounds" --csv "$@" >"$out"
 }
 
 for config in "${configs[@]}"; do

@@ -31,6 +31,7 @@ typedef struct Options {
   const char *plot;        // --plot OUT.svg (sweep)
   bool measure;            // --measure (sweep)
   int repeat;              // --repeat K (0: not given)
+  int rounds;              // --rounds R (sweep --measure; 0: not given)
   const char *backend;     // --backend threads|mpi
   bool profile;            // --profile (run)
   const char *output;      // -o FILE
@@ -86,6 +87,9 @@ RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p);
 // up to 10 ms, so that their median is not noise.
 RunOutcome runner_measure(Arena *a, const char *exe, const Options *opt, int p);
 void runner_free(RunOutcome *o);
+// The median of n values (sorted in place); of an even count, the mean of
+// the middle two.
+double runner_median(double *v, int64_t n);
 
 // calibrate.c: the exact model's per-unit times on this machine, fitted to
 // runs of small programs at p processes (s: operations per second): {"calibration": {...},

@@ -102,6 +102,8 @@ void cli_parse_options(int argc, char **argv, Options *opt) {
       opt->measure = true;
     } else if (is_flag(a, "--repeat")) {
       opt->repeat = (int)parse_integer("--repeat", flag_value(argc, argv, &i, "--repeat"), 1, 1000000);
+    } else if (is_flag(a, "--rounds")) {
+      opt->rounds = (int)parse_integer("--rounds", flag_value(argc, argv, &i, "--rounds"), 1, 1000);
     } else if (is_flag(a, "--backend")) {
       opt->backend = flag_value(argc, argv, &i, "--backend");
       if (strcmp(opt->backend, "threads") != 0 && strcmp(opt->backend, "mpi") != 0)

@@ -17,6 +17,11 @@ static int by_value(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
+double runner_median(double *v, int64_t n) {
+  qsort(v, (size_t)n, sizeof *v, by_value);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 //
 // Processes and files.
 //
@@ -245,9 +250,8 @@ static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, 
     memmove(o.seconds, o.seconds + WARMUP_REPS, (size_t)o.nseconds * sizeof *o.seconds);
   }
   if (o.nseconds == 0) fatal("the program did not report its time");
-  qsort(o.seconds, (size_t)o.nseconds, sizeof *o.seconds, by_value);
+  o.median = runner_median(o.seconds, o.nseconds);
   o.min = o.seconds[0];
-  o.median = o.seconds[o.nseconds / 2];
   return o;
 }
 

@@ -78,6 +78,7 @@ static void setup(Sweep *sw, int argc, char **argv) {
   if (opt->nfiles == 0) fatal("sweep expects program files: vecbsp sweep A.vec B.vec --vary NAME=FROM:TO:STEP");
   if (opt->nvaries == 0) fatal("sweep needs --vary NAME=FROM:TO:STEP");
   if (opt->symbolic) fatal("--symbolic is an option of 'vecbsp cost'");
+  if (opt->rounds && !opt->measure) fatal("--rounds is an option of --measure");
   if (opt->json && opt->csv) fatal("--json and --csv are exclusive");
   sw->arena = arena_new();
   sw->model = cost_model_from_options(opt);
@@ -135,37 +136,41 @@ static void predict(Sweep *sw) {
 static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw->nprogs + j]; }
 
 // --measure: every program compiled once, measured at every point
-// (--repeat K, 3 by default) on as many processes as the point predicts for.
-// The programs are measured one after the other at each point, so that the
-// alternatives the ranking compares run seconds apart, not minutes: a
-// machine whose speed drifts shifts them alike.
+// (--repeat K, 3 by default) on as many processes as the point predicts for,
+// in --rounds R rounds over all the points (1 by default), keeping the
+// median of the rounds' medians. The programs are measured one after the
+// other at each point, so that the alternatives the ranking compares run
+// seconds apart, not minutes: a machine whose speed drifts shifts them
+// alike. Rounds see a machine whose speed changes from one second to the
+// next (this VM's memory bandwidth) in several of its states.
 static void measure(Sweep *sw) {
   Options run = sw->opt;
   if (!run.repeat) run.repeat = 3;
+  int rounds = run.rounds ? run.rounds : 1;
   Arena *a = arena_new();
   char **exe = arena_calloc(a, (size_t)sw->nprogs, sizeof *exe);
   for (int j = 0; j < sw->nprogs; j++) exe[j] = runner_build(a, sw->progs[j], &run);
-  for (int64_t i = 0; i < sw->npoints; i++) {
-    Arena *point = arena_new();
-    Options o = point_options(sw, point, i);
-    o.repeat = run.repeat;
-    for (int j = 0; j < sw->nprogs; j++) {
-      RunOutcome r = runner_measure(point, exe[j], &o, point_p(sw, i));
-      sample(sw, i, j)->measured = r.median;
-      sample(sw, i, j)->measured_min = r.min;
-      runner_free(&r);
+  double *medians = arena_calloc(a, (size_t)(sw->npoints * sw->nprogs * rounds), sizeof *medians);
+  for (int round = 0; round < rounds; round++)
+    for (int64_t i = 0; i < sw->npoints; i++) {
+      Arena *point = arena_new();
+      Options o = point_options(sw, point, i);
+      o.repeat = run.repeat;
+      for (int j = 0; j < sw->nprogs; j++) {
+        RunOutcome r = runner_measure(point, exe[j], &o, point_p(sw, i));
+        Sample *s = sample(sw, i, j);
+        medians[(i * sw->nprogs + j) * rounds + round] = r.median;
+        s->measured_min = round == 0 ? r.min : fmin(s->measured_min, r.min);
+        runner_free(&r);
+      }
+      arena_free(point);
     }
-    arena_free(point);
-  }
+  for (int64_t k = 0; k < sw->npoints * sw->nprogs; k++) sw->samples[k].measured = runner_median(medians + k * rounds, rounds);
   arena_free(a);
 }
 
 static double rel_error(const Sample *s) { return (s->predicted - s->measured) / s->measured; }
 
-static int by_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return (a > b) - (a < b);
-}
 
 // How well the predictions match the measurements.
 typedef struct Accuracy {
@@ -180,8 +185,7 @@ static Accuracy accuracy(Sweep *sw) {
   double *errs = arena_calloc(sw->arena, (size_t)n, sizeof *errs);
   Accuracy acc = {0};
   for (int64_t k = 0; k < n; k++) errs[k] = fabs(rel_error(&sw->samples[k]));
-  qsort(errs, (size_t)n, sizeof *errs, by_double);
-  acc.median_abs = n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2;
+  acc.median_abs = runner_median(errs, n);
   acc.max_abs = errs[n - 1];
   for (int64_t i = 0; i < sw->npoints; i++)
     for (int j = 0; j < sw->nprogs; j++)
@@ -252,9 +256,11 @@ static int fastest_measured(Sweep *sw, int64_t i) {
 
 static void print_accuracy(Sweep *sw, FILE *out) {
   Accuracy acc = accuracy(sw);
-  fprintf(out, "\nerror of the prediction: median |error| %.1f%%, largest %.1f%% (%lld runs, median of %d each)\n",
+  int rounds = sw->opt.rounds ? sw->opt.rounds : 1;
+  fprintf(out, "\nerror of the prediction: median |error| %.1f%%, largest %.1f%% (%lld runs, median of %d each%s)\n",
           100 * acc.median_abs, 100 * acc.max_abs, (long long)(sw->npoints * sw->nprogs),
-          sw->opt.repeat ? sw->opt.repeat : 3);
+          sw->opt.repeat ? sw->opt.repeat : 3,
+          rounds > 1 ? arena_printf(sw->arena, ", in %d rounds", rounds) : "");
   if (sw->nprogs > 1)
     fprintf(out, "ranking: right for %d of the %d pairs of programs whose measured times differ by more than 10%%\n",
             acc.ranked_right, acc.pairs);
