@@ -75,54 +75,36 @@ static CalibrationRun model_run(const ExactResult *x, const Calibration *guess) 
   return run;
 }
 
-// A calibration run: the program compiled at its sizes, and its counts.
-typedef struct Prepared {
-  const char *name;  // the program's, for the report
-  const char *exe;   // the compiled program
-  Options opt;       // its sizes, inputs and repetitions
-  CalibrationRun run;  // its counts, and its median time over the rounds
-} Prepared;
-
-// Compiles one program at one size and counts it with the exact model.
-static Prepared prepare(Arena *a, const CalProgram *cp, int size, const Options *base, int p, const Calibration *guess) {
+// Runs one program at one size: the measured local time and its counts.
+static CalibrationRun measure_one(Arena *a, const CalProgram *cp, int size, const Options *base, int p,
+                                  const Calibration *guess) {
   Program *prog = cli_load_string(a, cp->name, cp->source);
-  Prepared r = {.name = cp->name, .opt = *base};
-  r.opt.defines = (const char **)cp->sizes[size];
-  r.opt.ndefines = cp->sizes[size][1] ? 2 : 1;
+  Options opt = *base;
+  opt.defines = (const char **)cp->sizes[size];
+  opt.ndefines = cp->sizes[size][1] ? 2 : 1;
+  int64_t *params = cli_bind_params(a, prog, &opt);
   ExactResult x;
-  exact_cost(a, prog, cli_bind_params(a, prog, &r.opt), p, &x);
-  r.run = model_run(&x, guess);
-  r.exe = runner_build(a, prog, &r.opt);
-  return r;
+  exact_cost(a, prog, params, p, &x);
+  CalibrationRun run = model_run(&x, guess);
+  RunOutcome o = runner_measure(a, runner_build(a, prog, &opt), &opt, p);
+  run.seconds = o.median;
+  runner_free(&o);
+  return run;
 }
-
-// Each run is measured in ROUNDS rounds over all the runs and keeps the
-// median: this VM's memory bandwidth changes by up to 2x from one second to
-// the next, and back-to-back repetitions see only one of its states.
-enum { ROUNDS = 3 };
 
 // Measures each program at each size (at p processes), appending the runs
 // and their report rows.
 static int measure_all(Arena *a, const CalProgram *progs, int nprogs, int sizes, const Options *base, int p,
                        const Calibration *guess, CalibrationRun *runs, json_t *report) {
-  Prepared *all = arena_calloc(a, (size_t)(3 * nprogs), sizeof *all);
-  double(*seconds)[ROUNDS] = arena_calloc(a, (size_t)(3 * nprogs), sizeof *seconds);
-  int m = 0, n = 0;
+  int n = 0;
   for (int i = 0; i < nprogs; i++)
-    for (int size = 0; size < sizes && progs[i].sizes[size][0]; size++) all[m++] = prepare(a, &progs[i], size, base, p, guess);
-  for (int round = 0; round < ROUNDS; round++)
-    for (int r = 0; r < m; r++) {
-      RunOutcome o = runner_measure(a, all[r].exe, &all[r].opt, p);
-      seconds[r][round] = o.median;
-      runner_free(&o);
+    for (int size = 0; size < sizes && progs[i].sizes[size][0]; size++) {
+      CalibrationRun r = measure_one(a, &progs[i], size, base, p, guess);
+      json_t *row = json_pack("{s:s, s:i, s:f}", "program", progs[i].name, "p", p, "seconds", r.seconds);
+      for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(row, cal_term_names[t], json_real(r.count[t]));
+      json_array_append_new(report, row);
+      if (r.seconds > 0) runs[n++] = r;
     }
-  for (int r = 0; r < m; r++) {
-    all[r].run.seconds = runner_median(seconds[r], ROUNDS);
-    json_t *row = json_pack("{s:s, s:i, s:f}", "program", all[r].name, "p", p, "seconds", all[r].run.seconds);
-    for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(row, cal_term_names[t], json_real(all[r].run.count[t]));
-    json_array_append_new(report, row);
-    if (all[r].run.seconds > 0) runs[n++] = all[r].run;
-  }
   return n;
 }
 
