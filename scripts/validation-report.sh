@@ -115,16 +115,18 @@ states=("$dir"/state-*.csv)
 if [ -f "${states[0]}" ]; then
   cat <<'EOT'
 
-## Machine state at p > 1
+## Machine state
 
-The exchange costs of this VM change for minutes at a time. Before each
-experiment at p > 1, `validate.sh` waits (up to a minute) until a quick
+The exchange costs of this VM change for minutes at a time, and so, at
+times, does how fast its two vCPUs compute together. Before each
+targeted experiment, `validate.sh` waits (up to a minute) until a quick
 probe (empty sync and g per word, seconds) is within a factor 4 (sync) and
-3 (g) of the one taken right after the machine was probed, and measures the
-experiment again if the state changed while it ran. "same" says whether the
-last attempt ran in the probed state.
+3 (g) of the one taken right after the machine was probed, and the canary
+(mss2 at n = 168 on p processes, seconds) within 15% of its time then, and
+measures the experiment again if the state changed while it ran. "same"
+says whether the last attempt ran in the probed state.
 
-| backend, p | experiment | attempts | probed: sync, g | before: sync, g | after: sync, g | same |
+| backend, p | experiment | attempts | probed: sync, g, canary | before: sync, g, canary | after: sync, g, canary | same |
 |---|---|---|---|---|---|---|
 EOT
   for f in "${states[@]}"; do
@@ -132,7 +134,8 @@ EOT
     config=${config#state-}
     awk -F, -v c="${config/-p/, p = }" 'NR > 1 { last[$1] = $0; n[$1] = $2; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
       END { for (i = 1; i <= k; i++) { split(last[order[i]], r, ",")
-              printf "| %s | %s | %d | %.2g, %.2g | %.2g, %.2g | %.2g, %.2g | %s |\n", c, r[1], n[order[i]], r[3], r[4], r[5], r[6], r[7], r[8], r[9] } }' "$f"
+              printf "| %s | %s | %d | %.2g, %.2g, %.3g | %.2g, %.2g, %.3g | %.2g, %.2g, %.3g | %s |\n", c, r[1], n[order[i]],
+                     r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12] } }' "$f"
   done
 fi
 
