@@ -66,7 +66,7 @@ enum { NLATENCY = sizeof latency_programs / sizeof *latency_programs };
 // A run's counts: those of its supersteps (cost_step_counts), summed.
 static CalibrationRun model_run(const ExactResult *x, const Calibration *guess) {
   CalibrationRun run = {0};
-  double memory_share = cost_memory_share(guess, x->footprint);
+  double memory_share = cost_memory_share(guess, x->footprint, x->p);
   for (int i = 0; i < x->nsteps; i++) {
     double count[CAL_TERMS];
     cost_step_counts(guess, &x->steps[i], x->p, i + 1 < x->nsteps, memory_share, count);

@@ -107,10 +107,10 @@ static void local_counts(const ExactCounts *c, double memory_share, double count
   count[CAL_EXITS] = (double)c->exits;
 }
 
-double cost_memory_share(const Calibration *cal, double footprint) {
-  double bytes = 8 * footprint, all = cal->cache_bytes, half = all / 2;
-  if (all <= 0 || bytes <= half) return 0;
-  return bytes >= all ? 1 : (bytes - half) / half;
+double cost_memory_share(const Calibration *cal, double footprint, int p) {
+  double bytes = 8 * footprint, half = cal->cache_bytes / 2, all = (p > 1 ? 2 : 1) * cal->cache_bytes;
+  if (cal->cache_bytes <= 0 || bytes <= half) return 0;
+  return bytes >= all ? 1 : (bytes - half) / (all - half);
 }
 
 static double local_time(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
@@ -165,7 +165,7 @@ static CostResult exact_result(Arena *arena, const CostRequest *req) {
   r.steps = arena_calloc(arena, (size_t)x.nsteps + 1, sizeof *r.steps);
   const Calibration *cal = &req->machine.cal;
   r.footprint_bytes = 8 * x.footprint;
-  r.memory_share = cost_memory_share(cal, x.footprint);
+  r.memory_share = cost_memory_share(cal, x.footprint, x.p);
   for (int i = 0; i < x.nsteps; i++) {
     r.steps[i] = exact_step(cal, &x.steps[i], x.p, i + 1 < x.nsteps, r.memory_share);
     r.seconds += r.steps[i].seconds;

@@ -129,10 +129,10 @@ typedef struct CalibrationRun {
 typedef struct ExactCounts ExactCounts;
 typedef struct ExactStep ExactStep;
 // The share of a run's memory traffic served from memory, not the cache,
-// when it touches footprint words: none up to half the last-level cache,
-// all beyond the whole cache, growing linearly in between (the cache is
-// shared with whatever else runs on the chip).
-double cost_memory_share(const Calibration *cal, double footprint);
+// when it touches footprint words at p processes: none up to half the
+// last-level cache, all from the whole cache (p = 1) or twice it (p > 1),
+// growing linearly in between (docs/cost-model.md, "Calibration").
+double cost_memory_share(const Calibration *cal, double footprint, int p);
 // The local time of a process that did c, at these per-unit times.
 double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, double memory_share);
 // A superstep's calibration counts: its busiest process's local counts (the

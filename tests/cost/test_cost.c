@@ -628,9 +628,13 @@ static void test_calibration(void) {
   work.carried[LAT_SELECT] = 2;
   CHECK(cost_local_seconds(unit, &work, 0) == 20, "latency-bound: 2 * 10");
   Calibration cache = {.cache_bytes = 800};
-  CHECK(cost_memory_share(&cache, 50) == 0 && cost_memory_share(&cache, 75) == 0.5 && cost_memory_share(&cache, 100) == 1 &&
-            cost_memory_share(&cache, 1000) == 1 && cost_memory_share(&(Calibration){0}, 1000) == 0,
+  CHECK(cost_memory_share(&cache, 50, 1) == 0 && cost_memory_share(&cache, 75, 1) == 0.5 &&
+            cost_memory_share(&cache, 100, 1) == 1 && cost_memory_share(&cache, 1000, 1) == 1 &&
+            cost_memory_share(&(Calibration){0}, 1000, 1) == 0,
         "50 words fill half of 800 bytes, 100 all of them; no cache known: all in cache");
+  CHECK(cost_memory_share(&cache, 50, 2) == 0 && cost_memory_share(&cache, 125, 2) == 0.5 &&
+            cost_memory_share(&cache, 200, 2) == 1,
+        "at p > 1 the ramp ends at twice the cache: 1000 bytes are half way from 400 to 1600");
   // The fit finds the units that made synthetic runs, less their known part.
   CalibrationRun runs[6];
   double made[CAL_TERMS] = {[CAL_OPS] = 2e-9, [CAL_ELEMS] = 5e-10, [CAL_STORES] = 3e-9};
