@@ -144,20 +144,29 @@ cat <<'EOT'
 ## Known sources of error
 
 - **The machine does not repeat itself** (the last column of the summary):
-  this is a 2-vCPU virtual machine; runs of microseconds and runs that
-  stream tens of megabytes at p = 2 differ from one measurement to the
-  next by up to a few tens of percent, and its exchange costs change for
-  minutes at a time (the machine-state table).
+  this is a 2-vCPU virtual machine. Its memory bandwidth changes by up to
+  2x from one second to the next (a 32 MB copy took 0.34 to 0.80 ns per
+  word in samples 4 s apart), its exchange costs for minutes at a time,
+  and at times its two vCPUs compute as one and a half (the canary of the
+  machine-state table; mss2 at n = 224 and p = 2 took 0.50 ms one day and
+  0.66-0.68 ms for minutes the next). Three rounds per measurement and the
+  state guard remove the spells they see; a slow spell inside a
+  measurement remains (mss1 at n = 80, threads p = 2: 0.20 ms, then 0.09
+  ms on the repeat, predicted 0.09 ms).
+- **The probe is one sample of that machine**: five probes of threads p = 2
+  in a row predicted matvec1 at m = 10^6, n = 8 between 6.0 and 7.3 ms. The
+  memory units at p = 2 carry that spread into every memory-bound run of a
+  validation: matvec2 with m = 8 on MPI p = 2 predicted 30-50% high in one
+  run, matvec1 with n = 8 on threads p = 2 15-30% low in another.
 - **Runs of a few microseconds** (mss5 below n = 10^4, the smallest mss
   sizes at p = 2): a barrier's cost varies with when the processes reach it.
 - **Loops over segments of varying length** (mss1-mss3): their exits are
   mispredicted once longer than about 64 iterations (docs/cost-model.md,
   "Loop exits"); the limit is not sharp, and the smallest sizes (n <= 64),
   where work and latency are about equal, are predicted up to 40% high.
-- **Memory at p = 2**: both processes stream from memory at once; runs far
-  beyond the cache (matvec at m or n = 10^6) are predicted 15-30% low and
-  runs just past half the cache up to 40% high, the p = 2 memory units
-  being a compromise between the two.
+- **Memory at p = 2**: both processes stream from memory at once, and the
+  cache ramp ends at twice the cache (docs/cost-model.md, "Calibration"),
+  an average over runs just past half the cache and far beyond it.
 - The **paper model** counts operations only, with the probed s: it cannot
   see memory traffic or latency, which are most of the time of these
   programs.
