@@ -92,9 +92,7 @@ for config in "${configs[@]}"; do
   machine=$out/machine-$backend-p$p.json
   echo "== $backend, p = $p: probing"
   "$vecbsp" probe -p "$p" --backend "$backend" -o "$machine"
-  guard=false
   if [ "$kind" = targeted ]; then
-    guard=true
     probed=$(quick_state "$backend" "$p")
     log=$out/state-$backend-p$p.csv
     echo "experiment,attempt,probed_sync,probed_g,probed_canary,before_sync,before_g,before_canary,after_sync,after_g,after_canary,same" >"$log"
@@ -105,7 +103,7 @@ for config in "${configs[@]}"; do
     for prog in $progs; do files+=("examples/$prog.vec"); done
     base=$out/$name-$backend-p$p
     echo "   $name"
-    if $guard; then
+    if [ "$kind" = targeted ]; then
       for attempt in 1 2; do
         before=$(await_state "$backend" "$p" "$probed")
         measure "$base-exact.csv" --plot "$base.svg"

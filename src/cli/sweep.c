@@ -75,6 +75,8 @@ static void setup(Sweep *sw, int argc, char **argv) {
   cli_parse_options(argc, argv, opt);
   if (opt->measure && !opt->backend) opt->backend = "threads";
   if (opt->measure && !opt->has_seed) opt->has_seed = true, opt->seed = 1;  // inputs: --random 1
+  if (opt->measure && !opt->repeat) opt->repeat = 3;
+  if (opt->measure && !opt->rounds) opt->rounds = 1;
   if (opt->nfiles == 0) fatal("sweep expects program files: vecbsp sweep A.vec B.vec --vary NAME=FROM:TO:STEP");
   if (opt->nvaries == 0) fatal("sweep needs --vary NAME=FROM:TO:STEP");
   if (opt->symbolic) fatal("--symbolic is an option of 'vecbsp cost'");
@@ -144,18 +146,15 @@ static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw-
 // alike. Rounds see a machine whose speed changes from one second to the
 // next (this VM's memory bandwidth) in several of its states.
 static void measure(Sweep *sw) {
-  Options run = sw->opt;
-  if (!run.repeat) run.repeat = 3;
-  int rounds = run.rounds ? run.rounds : 1;
+  int rounds = sw->opt.rounds;
   Arena *a = arena_new();
   char **exe = arena_calloc(a, (size_t)sw->nprogs, sizeof *exe);
-  for (int j = 0; j < sw->nprogs; j++) exe[j] = runner_build(a, sw->progs[j], &run);
+  for (int j = 0; j < sw->nprogs; j++) exe[j] = runner_build(a, sw->progs[j], &sw->opt);
   double *medians = arena_calloc(a, (size_t)(sw->npoints * sw->nprogs * rounds), sizeof *medians);
   for (int round = 0; round < rounds; round++)
     for (int64_t i = 0; i < sw->npoints; i++) {
       Arena *point = arena_new();
       Options o = point_options(sw, point, i);
-      o.repeat = run.repeat;
       for (int j = 0; j < sw->nprogs; j++) {
         RunOutcome r = runner_measure(point, exe[j], &o, point_p(sw, i));
         Sample *s = sample(sw, i, j);
@@ -256,11 +255,9 @@ static int fastest_measured(Sweep *sw, int64_t i) {
 
 static void print_accuracy(Sweep *sw, FILE *out) {
   Accuracy acc = accuracy(sw);
-  int rounds = sw->opt.rounds ? sw->opt.rounds : 1;
   fprintf(out, "\nerror of the prediction: median |error| %.1f%%, largest %.1f%% (%lld runs, median of %d each%s)\n",
-          100 * acc.median_abs, 100 * acc.max_abs, (long long)(sw->npoints * sw->nprogs),
-          sw->opt.repeat ? sw->opt.repeat : 3,
-          rounds > 1 ? arena_printf(sw->arena, ", in %d rounds", rounds) : "");
+          100 * acc.median_abs, 100 * acc.max_abs, (long long)(sw->npoints * sw->nprogs), sw->opt.repeat,
+          sw->opt.rounds > 1 ? arena_printf(sw->arena, ", in %d rounds", sw->opt.rounds) : "");
   if (sw->nprogs > 1)
     fprintf(out, "ranking: right for %d of the %d pairs of programs whose measured times differ by more than 10%%\n",
             acc.ranked_right, acc.pairs);
