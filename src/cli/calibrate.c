@@ -66,10 +66,10 @@ enum { NLATENCY = sizeof latency_programs / sizeof *latency_programs };
 // A run's counts: those of its supersteps (cost_step_counts), summed.
 static CalibrationRun model_run(const ExactResult *x, const Calibration *guess) {
   CalibrationRun run = {0};
-  double memory_share = cost_memory_share(guess, x->footprint, x->p);
+  MemoryShares shares = cost_memory_shares(guess, x);
   for (int i = 0; i < x->nsteps; i++) {
     double count[CAL_TERMS];
-    cost_step_counts(guess, &x->steps[i], x->p, i + 1 < x->nsteps, memory_share, count);
+    cost_step_counts(guess, &x->steps[i], x->p, i + 1 < x->nsteps, shares, count);
     for (int t = 0; t < CAL_TERMS; t++) run.count[t] += count[t];
   }
   return run;

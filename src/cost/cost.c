@@ -91,17 +91,19 @@ _Static_assert(CAL_EXITS - CAL_LAT_FAST == LAT_CLASSES, "one latency term per La
 
 // words, share of them at the memory's rate (mem), the rest at the cache's.
 static void split(double count[CAL_TERMS], int cache, int mem, double words, double share) {
-  count[cache] = (1 - share) * words;
-  count[mem] = share * words;
+  count[cache] += (1 - share) * words;
+  count[mem] += share * words;
 }
 
-// c's local calibration counts, CAL_OPS .. CAL_LAT_DIV; memory_share of its
-// loads, stores and unpacked words count as *_MEM.
-static void local_counts(const ExactCounts *c, double memory_share, double count[CAL_TERMS]) {
+// c's local calibration counts, CAL_OPS .. CAL_LAT_DIV, into count (zero);
+// the shares of its loads, stores and unpacked words count as *_MEM.
+static void local_counts(const ExactCounts *c, MemoryShares shares, double count[CAL_TERMS]) {
   count[CAL_OPS] = (double)c->ops, count[CAL_DIVS] = (double)c->divs, count[CAL_ELEMS] = (double)c->elems;
-  split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->loads, memory_share);
-  split(count, CAL_STORES, CAL_STORES_MEM, (double)c->stores, memory_share);
-  split(count, CAL_UNPACKED, CAL_UNPACKED_MEM, (double)c->unpacked, memory_share);
+  split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->loads, shares.arrays);
+  split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->acc_loads, shares.accumulator);
+  split(count, CAL_STORES, CAL_STORES_MEM, (double)c->stores, shares.arrays);
+  split(count, CAL_STORES, CAL_STORES_MEM, (double)c->acc_stores, shares.accumulator);
+  split(count, CAL_UNPACKED, CAL_UNPACKED_MEM, (double)c->unpacked, shares.arrays);
   count[CAL_VECTORS] = (double)c->vectors;
   for (int k = 0; k < LAT_CLASSES; k++) count[CAL_LAT_FAST + k] = (double)c->carried[k];
   count[CAL_EXITS] = (double)c->exits;
@@ -111,6 +113,10 @@ double cost_memory_share(const Calibration *cal, double footprint, int p) {
   double bytes = 8 * footprint, half = cal->cache_bytes / 2, all = (p > 1 ? 2 : 1) * cal->cache_bytes;
   if (cal->cache_bytes <= 0 || bytes <= half) return 0;
   return bytes >= all ? 1 : (bytes - half) / (all - half);
+}
+
+MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x) {
+  return (MemoryShares){cost_memory_share(cal, x->footprint, x->p), cost_memory_share(cal, x->p * x->accumulator, x->p)};
 }
 
 static double local_time(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
@@ -126,31 +132,31 @@ double cost_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS])
   return local_time(unit, count) + exchange;
 }
 
-double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, double memory_share) {
+double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, MemoryShares shares) {
   double count[CAL_TERMS] = {0};
-  local_counts(c, memory_share, count);
+  local_counts(c, shares, count);
   return local_time(unit, count);
 }
 
-void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool barrier, double memory_share,
+void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool barrier, MemoryShares shares,
                       double count[CAL_TERMS]) {
   int busiest = 0;
   double most = 0;
   for (int k = 0; k < p; k++) {
-    double t = cal->present ? cost_local_seconds(cal->unit, &st->procs[k], memory_share) : (double)st->procs[k].ops;
+    double t = cal->present ? cost_local_seconds(cal->unit, &st->procs[k], shares) : (double)st->procs[k].ops;
     if (t > most) most = t, busiest = k;
   }
   memset(count, 0, CAL_TERMS * sizeof *count);
-  local_counts(&st->procs[busiest], memory_share, count);
-  split(count, CAL_WORDS, CAL_WORDS_MEM, (double)st->h, memory_share);
+  local_counts(&st->procs[busiest], shares, count);
+  split(count, CAL_WORDS, CAL_WORDS_MEM, (double)st->h, shares.arrays);
   count[CAL_BARRIERS] = barrier;
 }
 
 // A superstep as the analysis reports it: with a calibrated machine, the
 // busiest process's local time, then its h-relation and barrier.
-static CostStep exact_step(const Calibration *cal, const ExactStep *st, int p, bool barrier, double memory_share) {
+static CostStep exact_step(const Calibration *cal, const ExactStep *st, int p, bool barrier, MemoryShares shares) {
   CostStep s = {.w = (double)st->w, .h = (double)st->h, .where = st->where, .what = st->what};
-  cost_step_counts(cal, st, p, barrier, memory_share, s.count);
+  cost_step_counts(cal, st, p, barrier, shares, s.count);
   if (cal->present) s.seconds = cost_predict(cal->unit, s.count);
   return s;
 }
@@ -165,9 +171,10 @@ static CostResult exact_result(Arena *arena, const CostRequest *req) {
   r.steps = arena_calloc(arena, (size_t)x.nsteps + 1, sizeof *r.steps);
   const Calibration *cal = &req->machine.cal;
   r.footprint_bytes = 8 * x.footprint;
-  r.memory_share = cost_memory_share(cal, x.footprint, x.p);
+  MemoryShares shares = cost_memory_shares(cal, &x);
+  r.memory_share = shares.arrays;
   for (int i = 0; i < x.nsteps; i++) {
-    r.steps[i] = exact_step(cal, &x.steps[i], x.p, i + 1 < x.nsteps, r.memory_share);
+    r.steps[i] = exact_step(cal, &x.steps[i], x.p, i + 1 < x.nsteps, shares);
     r.seconds += r.steps[i].seconds;
   }
   check_exact(fmax(r.W, r.H));

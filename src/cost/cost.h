@@ -133,12 +133,21 @@ typedef struct ExactStep ExactStep;
 // last-level cache, all from the whole cache (p = 1) or twice it (p > 1),
 // growing linearly in between (docs/cost-model.md, "Calibration").
 double cost_memory_share(const Calibration *cal, double footprint, int p);
+// The shares of a run's traffic served from memory: of its arrays (the
+// footprint's), and of the accumulators folds overwrite in place (that of
+// the largest, one per process).
+typedef struct MemoryShares {
+  double arrays;       // loads, stores, unpacked words, h-relations
+  double accumulator;  // acc_loads, acc_stores
+} MemoryShares;
+typedef struct ExactResult ExactResult;
+MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x);
 // The local time of a process that did c, at these per-unit times.
-double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, double memory_share);
+double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, MemoryShares shares);
 // A superstep's calibration counts: its busiest process's local counts (the
 // busiest by local time at cal's units, or by operations if cal is not
 // present), the words of its h-relation and its barrier, if it ends in one.
-void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool barrier, double memory_share,
+void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool barrier, MemoryShares shares,
                       double count[CAL_TERMS]);
 // The time of these counts: the larger of work and latency, then words and
 // barriers (docs/cost-model.md, "Calibration").

@@ -28,6 +28,11 @@ typedef struct Cg {
   int64_t pending;  // operations not yet passed to VB_OPS
   bool counting;    // whether operations are counted here (not already by the loop)
   Region *region;   // the region being generated, or NULL in master code
+  struct Gen *element;    // a fold's element made in its body's loop, for the body's fused
+                          // operand (plan.c, "Folds of vectors"); NULL once taken
+  Ir *overwrite;          // a fold's body that overwrites the accumulator, while its step is emitted
+  const char *acc, *step; // then: the accumulator and the step number (NULL: the accumulator
+                          // is the fold's own from the first step), as C expressions
 } Cg;
 
 enum {
@@ -514,7 +519,14 @@ static Gen *gen_skeleton(Cg *g, Ir *e);
 
 // The vector e as a generator: fused skeletons stay delayed, anything else
 // is evaluated (and stored) here.
-static Gen *gen_of(Cg *g, Ir *e) { return e->fused ? gen_skeleton(g, e) : gen_array(g, cg_expr(g, e)); }
+static Gen *gen_of(Cg *g, Ir *e) {
+  if (e->kind == IR_VAR && e->fused && g->element) {  // a fold's element, made here
+    Gen *s = g->element;
+    g->element = NULL;
+    return s;
+  }
+  return e->fused && e->kind != IR_VAR ? gen_skeleton(g, e) : gen_array(g, cg_expr(g, e));
+}
 
 // A local map, pair_map or prefix as a generator, its sources evaluated.
 static Gen *gen_skeleton(Cg *g, Ir *e) {
@@ -595,12 +607,32 @@ static void gen_store(Cg *g, Gen *s, const char *dest) {
   close_block(g);
 }
 
-// The elements of s as a stored vector: s's own when it is stored already.
+// The elements of s as a stored vector: s's own when it is stored already;
+// a fold's body overwriting the accumulator writes into it from step 2 on,
+// when it is a vector of the fold's own.
 static const char *gen_vector(Cg *g, Gen *s) {
   if (s->kind == GEN_ARRAY) return s->vec;
-  const char *r = new_vec(g, s->e->ty, gen_len(g, s));
+  const char *r, *n = gen_len(g, s);
+  if (s->e == g->overwrite) {
+    const char *own = fmt(g, "%s.at", g->acc);
+    if (g->step) own = fmt(g, "%s > 1 ? %s : rt_array(%s, sizeof(t_%s))", g->step, own, n, mangle(g, s->e->ty->a));
+    r = define_temp(g, s->e->ty, fmt(g, "{%s, %s}", n, own));
+    g->overwrite = NULL;
+  } else {
+    r = new_vec(g, s->e->ty, n);
+  }
   gen_store(g, s, fmt(g, "%s.at", r));
   return r;
+}
+
+// Element k of s, a map or pair_map whose function ends in a map or
+// pair_map fused into the fold's body: its sources, its function's
+// parameters, and that last map as the generator the body's loop reads.
+static void fused_element(Cg *g, Gen *s, const char *k) {
+  const char *x = gen_elem(g, s->src, k, AT_REST), *y = s->src2 ? gen_elem(g, s->src2, k, AT_REST) : NULL;
+  define(g, s->e->x->ty, var_name(g, s->e->x), x);
+  if (y) define(g, s->e->y->ty, var_name(g, s->e->y), y);
+  g->element = gen_skeleton(g, s->e->body);
 }
 
 // Folds the elements of s (there is at least one) into acc with e's body:
@@ -618,8 +650,14 @@ static void gen_fold(Cg *g, Ir *e, Gen *s, const char *acc) {
   }
   open_block(g, "for (int64_t %s = 1; %s < %s; %s++)", k, k, n, k);
   const char *mark = open_iteration(g, release);
-  const char *y = gen_elem(g, s, k, AT_REST);
+  const char *y = NULL;  // the element, unless the body's loop makes it
+  if (e->fuses_element) fused_element(g, s, k);
+  else y = gen_elem(g, s, k, AT_REST);
+  // A fold that makes its elements made the first one: the accumulator is
+  // its own from the first step.
+  if (e->body->in_place) g->overwrite = e->body, g->acc = acc, g->step = e->fuses_element ? NULL : k;
   emit(g, "%s = %s;", acc, apply_counted(g, e, counted, acc, y));
+  g->overwrite = NULL, g->element = NULL;
   close_iteration(g, mark);
   close_block(g);
 }

@@ -63,6 +63,7 @@ typedef struct Ex {
   int nsteps, cap;        // listed, allocated
   bool truncated;         // some were not listed
   int64_t closed, W, H;   // supersteps closed, and totals
+  int64_t accumulator;    // words of the largest accumulator overwritten in place
 } Ex;
 
 static Shape *ev(Ex *x, Ir *e);
@@ -81,6 +82,8 @@ static void counts_add(Counts *to, const Counts *c, int64_t times) {
   to->vectors += c->vectors * times;
   for (int k = 0; k < LAT_CLASSES; k++) to->carried[k] += c->carried[k] * times;
   to->exits += c->exits * times;
+  to->acc_loads += c->acc_loads * times;
+  to->acc_stores += c->acc_stores * times;
 }
 
 static void counts_max(Counts *to, const Counts *c) {
@@ -94,6 +97,8 @@ static void counts_max(Counts *to, const Counts *c) {
   for (int k = 0; k < LAT_CLASSES; k++)
     if (c->carried[k] > to->carried[k]) to->carried[k] = c->carried[k];
   if (c->exits > to->exits) to->exits = c->exits;
+  if (c->acc_loads > to->acc_loads) to->acc_loads = c->acc_loads;
+  if (c->acc_stores > to->acc_stores) to->acc_stores = c->acc_stores;
 }
 
 // iterations of a loop whose carried dependency is carried (plan.c).
@@ -423,6 +428,18 @@ static Shape *iter(Ex *x, Ir *e) {
   return acc;
 }
 
+// A fold whose elements are made in its body's loop stores the first one,
+// made apart (plan.c, "Folds of vectors").
+static void first_element(Ex *x, Ir *fold, Shape *first) {
+  if (!fold->fuses_element) return;
+  x->now->stores += array_words(fold->ty, len(first));
+  x->now->elems += len(first);
+}
+
+// Where the loads of operand (1: a, 2: b) of e go: a fold's body reads its
+// accumulator in place.
+static int64_t *loads_of(Counts *c, Ir *e, int operand) { return e->in_place == operand ? &c->acc_loads : &c->loads; }
+
 // map, pair_map, c_prod, fold, prefix, inits, tails where they stand: the
 // loads of their stored operands and the stores of their stored results.
 static Shape *local_skeleton(Ex *x, Ir *e) {
@@ -433,9 +450,14 @@ static Shape *local_skeleton(Ex *x, Ir *e) {
     c->stores += len(b) * (2 + array_words(e->ty->a, len(a)));
     return c_prod_vec(x, e, env_key(x, e), a, b);
   }
-  if (!e->a->fused) c->loads += array_words(e->a->ty, len(a));
-  if (e->kind == IR_PAIR_MAP && !e->b->fused) c->loads += array_words(e->b->ty, len(b));
-  if (e->kind != IR_FOLD && !e->fused) c->stores += e->kind == IR_INITS || e->kind == IR_TAILS ? 2 * len(a) : array_words(e->ty, len(a));
+  if (!e->a->fused) *loads_of(c, e, 1) += array_words(e->a->ty, len(a));
+  if (e->kind == IR_PAIR_MAP && !e->b->fused) *loads_of(c, e, 2) += array_words(e->b->ty, len(b));
+  if (e->in_place) {
+    c->acc_stores += array_words(e->ty, len(a));
+    if (array_words(e->ty, len(a)) > x->accumulator) x->accumulator = array_words(e->ty, len(a));
+  } else if (e->kind != IR_FOLD && !e->fused) {
+    c->stores += e->kind == IR_INITS || e->kind == IR_TAILS ? 2 * len(a) : array_words(e->ty, len(a));
+  }
   count_carried(c, e->carried, len(a) - (e->kind == IR_FOLD || e->kind == IR_PREFIX));
   if (!e->fused) c->elems += len(a);  // a fused generator's elements are its consumer's iterations
   switch (e->kind) {
@@ -443,7 +465,9 @@ static Shape *local_skeleton(Ex *x, Ir *e) {
   case IR_PAIR_MAP: return map_vec(x, e, env_key(x, e), a, b);
   case IR_FOLD:
     a = followable(x, a);
-    return len(a) ? fold_vec(x, e, env_key(x, e), shape_elem(a, 0), a, 1) : shape_unit(&x->sh);
+    if (!len(a)) return shape_unit(&x->sh);
+    first_element(x, e, shape_elem(a, 0));
+    return fold_vec(x, e, env_key(x, e), shape_elem(a, 0), a, 1);
   case IR_PREFIX: return prefix_vec(x, e, env_key(x, e), followable(x, a));
   default: return segments(x, e->kind == IR_INITS, a, 0, len(a));  // IR_INITS, IR_TAILS
   }
@@ -664,6 +688,22 @@ static bool empty_block(Ex *x, int64_t n, int k) { return lo_of(x, n, k) == lo_o
 // Counting on process k.
 static void on(Ex *x, int k) { x->now = &x->open[k]; }
 
+// A step of a fold at process 0 on a received partial: its body reads the
+// partial from the message's vector and stores a new result, whatever it
+// does in the fold's loop (plan.c, "Folds of vectors").
+static Shape *combine(Ex *x, Ir *e, Shape *env, Shape *acc, Shape *part) {
+  Counts c;
+  Counts *saved = tally(x, &c);
+  Shape *r = apply(x, e, env, acc, part, 1);
+  if (e->fuses_element) c.loads += array_words(e->ty, len(part));
+  if (e->body->in_place) {
+    int64_t words = array_words(e->ty, len(part));
+    c.acc_loads -= words, c.acc_stores -= words, c.loads += words, c.stores += words;
+  }
+  untally(x, saved, &c, 1);
+  return r;
+}
+
 // fold: partials to process 0, which folds them in pid order.
 static Shape *stage_fold(Ex *x, Ir *e, Shape *env, Shape **blk) {
   Shape **part = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *part);
@@ -671,6 +711,7 @@ static Shape *stage_fold(Ex *x, Ir *e, Shape *env, Shape **blk) {
     if (!len(blk[k])) continue;
     on(x, k);
     if (x->p > 1) count_carried(x->now, e->carried, len(blk[k]) - 1);
+    first_element(x, e, shape_elem(blk[k], 0));
     part[k] = fold_vec(x, e, env, shape_elem(blk[k], 0), followable(x, blk[k]), 1);
     message(x, k, 0, shape_value_words(&x->sh, part[k]));
   }
@@ -680,7 +721,7 @@ static Shape *stage_fold(Ex *x, Ir *e, Shape *env, Shape **blk) {
   for (int k = 0; k < x->p; k++) {
     if (!part[k]) continue;
     if (acc) x->now->elems++;
-    acc = acc ? apply(x, e, env, acc, part[k], 1) : part[k];
+    acc = acc ? combine(x, e, env, acc, part[k]) : part[k];
   }
   return acc ? acc : shape_unit(&x->sh);
 }
@@ -873,5 +914,5 @@ void exact_cost(Arena *arena, Program *prog, const int64_t *params, int p, Exact
   ev(&x, ir->main);
   barrier(&x, prog->main->pos, "end");  // the last superstep, ending the program
   *out = (ExactResult){x.steps, x.nsteps, x.truncated, x.p, x.W, x.H, x.closed - 1, (int64_t)x.sh.table.count,
-                       footprint(&x)};
+                       footprint(&x), (double)x.accumulator};
 }

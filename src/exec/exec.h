@@ -135,6 +135,8 @@ typedef struct ExactCounts {
   int64_t vectors;   // vectors packed into messages or unpacked from them one by one
   int64_t carried[LAT_CLASSES];  // operations on the carried dependencies of loops, by class, times the iterations
   int64_t exits;     // loop exits mispredicted: of long loops whose trip count changed since their last run
+  int64_t acc_loads;   // words read from a fold's accumulator that its body overwrites in place
+  int64_t acc_stores;  // words written over it (one vector, the same at every step)
 } ExactCounts;
 
 typedef struct ExactStep {
@@ -158,6 +160,7 @@ typedef struct ExactResult {
   int64_t shapes;    // distinct shapes the analysis built (its memory)
   double footprint;  // words of memory one run touches: the inputs, every word stored and
                      // every word copied into or out of a message
+  double accumulator;  // words of the largest accumulator a fold overwrites in place (on one process)
 } ExactResult;
 
 enum { EXACT_STEPS_LISTED = 100000 };

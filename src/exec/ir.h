@@ -83,6 +83,11 @@ struct Ir {
                              // each iteration waits for from the one before
   int loops_over[2];         // skeletons: loops of the function's body, outside the
                              // functions it applies, over the elements of x and of y
+  bool fuses_element;        // fold: the map making each element it folds runs inside its
+                             // body's loop (that map and the body's operand are fused)
+  int in_place;              // a fold's body, map or pair_map: which operand (1: a, 2: b),
+                             // the fold's accumulator, its result overwrites from the
+                             // fold's second step on (0: none)
 };
 
 // A region: a chain of parallel applications, each the distributed argument

@@ -248,6 +248,68 @@ static void find_loops(Ir *e) {
 }
 
 //
+// Folds of vectors (docs/compiler.md, "Folds of vectors"). A fold whose
+// body is a map or pair_map over its accumulator writes each step's result
+// over the accumulator, which is a vector of its own from the second step
+// on. And where the fold's elements are made in its loop by a map or
+// pair_map whose function ends in a map or pair_map, and the body reads the
+// element once, as its operand, that last map runs inside the body's loop:
+// the element is never stored. So a fold of columns (matrix-vector (2))
+// runs as one loop over each column, as written by hand.
+//
+
+static int uses(Ir *e, IrVar *v) {
+  if (!e) return 0;
+  int n = e->kind == IR_VAR && e->var == v;
+  Ir *kids[] = {e->a, e->b, e->c, e->body};
+  for (int i = 0; i < 4; i++) n += uses(kids[i], v);
+  for (int i = 0; i < e->nelems; i++) n += uses(e->elems[i], v);
+  return n;
+}
+
+static bool is_var(Ir *e, IrVar *v) { return e && e->kind == IR_VAR && e->var == v; }
+
+static bool local_map(Ir *e) { return e->mode == MODE_LOCAL && !e->fused && (e->kind == IR_MAP || e->kind == IR_PAIR_MAP); }
+
+// body's operand that is v (1: a, 2: b), if any.
+static int operand_of(Ir *body, IrVar *v) {
+  if (is_var(body->a, v)) return 1;
+  return body->kind == IR_PAIR_MAP && is_var(body->b, v) ? 2 : 0;
+}
+
+// The map or pair_map making a fold's elements in its loop, if any: a local
+// fold's fused argument, or the stage before a parallel one.
+static Ir *element_maker(Ir *fold) {
+  Ir *g = fold->mode == MODE_LOCAL ? (fold->a->fused ? fold->a : NULL)
+                                   : (fold->stage > 0 ? fold->region->stages[fold->stage - 1] : NULL);
+  return g && (g->kind == IR_MAP || g->kind == IR_PAIR_MAP) ? g : NULL;
+}
+
+// A map or pair_map reading stored vectors only (no generator of its own,
+// whose carried path the body's loop would not see).
+static bool plain_map(Ir *e) { return local_map(e) && !e->a->fused && (e->kind == IR_MAP || !e->b->fused); }
+
+static void fold_vector(Ir *fold) {
+  Ir *body = fold->body, *maker = element_maker(fold);
+  if (fold->ty->kind != T_VEC || ir_type_has_vec(fold->ty->a) || !local_map(body)) return;
+  if (uses(body, fold->x) == 1) body->in_place = operand_of(body, fold->x);
+  int y = operand_of(body, fold->y);
+  if (maker && plain_map(maker->body) && y && uses(body, fold->y) == 1) {
+    maker->body->fused = true;
+    (y == 1 ? body->a : body->b)->fused = true;
+    fold->fuses_element = true;
+  }
+}
+
+static void find_vector_folds(Ir *e) {
+  if (!e) return;
+  if (e->kind == IR_FOLD) fold_vector(e);
+  Ir *kids[] = {e->a, e->b, e->c, e->body};
+  for (int i = 0; i < 4; i++) find_vector_folds(kids[i]);
+  for (int i = 0; i < e->nelems; i++) find_vector_folds(e->elems[i]);
+}
+
+//
 // Captured data: the free variables and the inputs of the stage functions.
 //
 
@@ -316,6 +378,7 @@ void plan_program(IrProgram *ir) {
   mark(&P, ir->main, true);
   fuse(ir->main);
   chain(&P, ir->main);
+  find_vector_folds(ir->main);
   ir->nregions = P.regions.len;
   ir->regions = (Region **)P.regions.data;
   P.at = arena_calloc(ir->arena, (size_t)ir->nvars + 1, sizeof *P.at);

@@ -611,7 +611,7 @@ static void test_calibration(void) {
   // A superstep's counts (uncalibrated: the busiest by operations, here
   // process 0, which packs the 5 rows of 7 for process 1) and its time.
   double step[CAL_TERMS];
-  cost_step_counts(&(Calibration){0}, &rows.steps[0], 2, true, 0, step);
+  cost_step_counts(&(Calibration){0}, &rows.steps[0], 2, true, (MemoryShares){0, 0}, step);
   CHECK(step[CAL_STORES] == 35 && step[CAL_WORDS] == 35 && step[CAL_WORDS_MEM] == 0 && step[CAL_BARRIERS] == 1,
         "fetch step counts: %g %g %g", step[CAL_STORES], step[CAL_WORDS], step[CAL_BARRIERS]);
   double some[CAL_TERMS] = {[CAL_OPS] = 3, [CAL_LOADS] = 4, [CAL_LAT_SELECT] = 1, [CAL_WORDS] = 5, [CAL_BARRIERS] = 1};
@@ -622,11 +622,11 @@ static void test_calibration(void) {
   // The local time: the slower of the work and the carried latency.
   double unit[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5, [CAL_LAT_SELECT] = 10};
   ExactCounts work = {.ops = 3, .loads = 4, .carried = {[LAT_SELECT] = 1}};
-  CHECK(cost_local_seconds(unit, &work, 0) == 11 && cost_local_seconds(unit, &work, 1) == 23 &&
-            cost_local_seconds(unit, &work, 0.25) == 14,
+  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0, 0}) == 11 && cost_local_seconds(unit, &work, (MemoryShares){1, 1}) == 23 &&
+            cost_local_seconds(unit, &work, (MemoryShares){0.25, 0.25}) == 14,
         "work-bound: 3 + 4 * 2 in cache, 3 + 4 * 5 in memory, 3 + 3 * 2 + 1 * 5 a quarter in memory");
   work.carried[LAT_SELECT] = 2;
-  CHECK(cost_local_seconds(unit, &work, 0) == 20, "latency-bound: 2 * 10");
+  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0, 0}) == 20, "latency-bound: 2 * 10");
   Calibration cache = {.cache_bytes = 800};
   CHECK(cost_memory_share(&cache, 50, 1) == 0 && cost_memory_share(&cache, 75, 1) == 0.5 &&
             cost_memory_share(&cache, 100, 1) == 1 && cost_memory_share(&cache, 1000, 1) == 1 &&
@@ -654,6 +654,56 @@ static void test_calibration(void) {
   arena_free(a);
 }
 
+//
+// Folds of vectors (plan.c): the plan's flags, and the counts by hand.
+//
+
+// A process's counts in one superstep, plus the accumulator's.
+static void check_counts(const ExactCounts *c, int64_t loads, int64_t stores, int64_t acc_loads, int64_t acc_stores,
+                         int64_t elems, const char *what) {
+  CHECK(c->loads == loads && c->stores == stores && c->acc_loads == acc_loads && c->acc_stores == acc_stores &&
+            c->elems == elems,
+        "%s: loads %lld stores %lld acc_loads %lld acc_stores %lld elems %lld", what, (long long)c->loads,
+        (long long)c->stores, (long long)c->acc_loads, (long long)c->acc_stores, (long long)c->elems);
+}
+
+static void test_vector_folds(void) {
+  Arena *a = arena_new();
+  Program *matvec2 = load_file(a, "examples/matvec2.vec");
+  IrProgram *ir = lower_program(matvec2);
+  Ir *fold = ir->main, *maker = fold->a;
+  CHECK(fold->kind == IR_FOLD && fold->fuses_element && fold->body->in_place == 1 && fold->body->b->fused &&
+            maker->body->kind == IR_MAP && maker->body->fused,
+        "matvec2: the column's map runs in the body's loop, which adds into the accumulator");
+  Program *sums = load_text(a, "param n m\ninput M : [n][m]int\nmain = fold (\\a b -> pair_map (+) (a, b)) M\n");
+  ir = lower_program(sums);
+  CHECK(!ir->main->fuses_element && ir->main->body->in_place == 1, "a fold of stored rows adds in place only");
+  Program *twice = load_text(a, "param n m\ninput M : [n][m]int\n"
+                                "main = fold (\\a b -> pair_map (+) (a, map (\\z -> z + hd a) b)) M\n");
+  ir = lower_program(twice);
+  CHECK(ir->main->body->in_place == 0, "an accumulator read twice is not overwritten");
+  // p = 1, 10 rows of 7: the rows' 10 descriptors (2 words each) read; then
+  // 9 steps reading the accumulator's 7 words in place and the row's 7,
+  // writing the 7 in place; one loop per row and per step.
+  ExactResult x;
+  exact_cost(a, sums, params_of(a, sums, "n=10 m=7"), 1, &x);
+  check_counts(&x.steps[0].procs[0], 20 + 63, 0, 63, 63, 10 + 63, "sums of rows in place");
+  CHECK(x.accumulator == 7, "the accumulator: %g words", x.accumulator);
+  // matvec2 at p = 1, n = 10 columns of m = 3: the columns' descriptors
+  // (20) and v (10) read, and each column's 3 words by the fused map; the
+  // first element stored (3 words, a loop of 3); 9 steps in place.
+  exact_cost(a, matvec2, params_of(a, matvec2, "m=3 n=10"), 1, &x);
+  check_counts(&x.steps[0].procs[0], 30 + 30, 3, 27, 27, 10 + 3 + 27, "matvec2, p = 1");
+  // At p = 2 process 0 folds the partial of process 1 into its own after
+  // the barrier, from the message: both read as stored, a new vector stored.
+  exact_cost(a, matvec2, params_of(a, matvec2, "m=3 n=10"), 2, &x);
+  const ExactCounts *last = &x.steps[x.nsteps - 1].procs[0];
+  CHECK(last->loads == 6 && last->stores == 3 && last->acc_loads == 0 && last->acc_stores == 0,
+        "matvec2's combine at process 0: loads %lld stores %lld acc %lld %lld", (long long)last->loads,
+        (long long)last->stores, (long long)last->acc_loads, (long long)last->acc_stores);
+  arena_free(a);
+}
+
 static const struct {
   const char *name;
   void (*run)(void);
@@ -661,6 +711,7 @@ static const struct {
     {"matvec-paper", test_matvec_paper}, {"matvec-exact", test_matvec_exact}, {"builtins", test_builtins},
     {"exact-blocks", test_exact_blocks}, {"symbolic", test_symbolic},         {"errors", test_errors},
     {"shapes", test_shapes},             {"plan", test_plan},                 {"calibration", test_calibration},
+    {"vector-folds", test_vector_folds},
 };
 
 int main(int argc, char **argv) {

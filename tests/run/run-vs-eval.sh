@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# run-vs-eval.sh VECBSP BACKEND "P..." [--examples] [--builtins] [--random]:
+# run-vs-eval.sh VECBSP BACKEND "P..." [--examples] [--builtins] [--cases] [--random]:
 # vecbsp run prints exactly what vecbsp eval prints, at every P.
 #   --builtins  every examples/builtins/*.vec with its own arguments
+#   --cases     every tests/cases/*.vec that expects a value, likewise
 #   --examples  examples/*.vec at sizes not divisible by P, and P > n
 #   --random    random inputs of several sizes for every example
 set -u
@@ -21,10 +22,12 @@ check() {  # check FILE ARGS...
 }
 for what in "$@"; do
   case $what in
-    --builtins)
-      for f in "$root"/examples/builtins/*.vec; do
+    --builtins|--cases)
+      files=("$root"/examples/builtins/*.vec)
+      [ "$what" = --cases ] && mapfile -t files < <(grep -L '^# error' "$root"/tests/cases/*.vec)
+      for f in "${files[@]}"; do
         # shellcheck disable=SC2046
-        check "$f" $(sed -n 's/^# args: //p' "$f")
+        check "$f" $(sed -n 's/^# args: //p' "$f" | sed "s|\$DIR|$(dirname "$f")|g")
       done ;;
     --examples)
       for n in 1 3 10; do
