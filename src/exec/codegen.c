@@ -161,11 +161,6 @@ static const char *mangle(Cg *g, Type *t) {
 
 static const char *ctype(Cg *g, Type *t) { return fmt(g, "t_%s", mangle(g, t)); }
 
-// Scalars of 8 bytes only, no vector: the memory layout is the packed form.
-static bool word_flat(Type *t) {
-  if (t->kind == T_PAIR) return word_flat(t->a) && word_flat(t->b);
-  return t->kind == T_INT || t->kind == T_FLOAT;
-}
 
 static int words_of(Type *t) { return t->kind == T_PAIR ? words_of(t->a) + words_of(t->b) : 1; }
 
@@ -191,12 +186,12 @@ static void pair_helpers(Cg *g, Type *t) {
 static void block_helpers(Cg *g, Type *t) {
   const char *m = mangle(g, t), *e = mangle(g, t->a), *c = ctype(g, t);
   Buf *o = &g->types;
-  bool nested = t->a->kind == T_VEC, rows = nested && word_flat(t->a->a);
+  bool nested = t->a->kind == T_VEC, rows = nested && ir_word_flat(t->a->a);
   const char *u = nested ? mangle(g, t->a->a) : NULL;
   buf_printf(o, "/* sends the block v of a vector of n elements */\n");
   buf_printf(o, "static inline void sb_%s(int pid, int64_t head, int64_t n, %s v) {\n", m, c);
   buf_printf(o, "  rt_tag tag = {head, n, -1};\n");
-  if (word_flat(t->a)) {
+  if (ir_word_flat(t->a)) {
     buf_printf(o, "  rt_send(pid, tag, v.at, v.len * %d);\n}\n", words_of(t->a));
   } else {
     buf_printf(o, "  int64_t count = 0;\n");
@@ -226,7 +221,7 @@ static void block_helpers(Cg *g, Type *t) {
   }
   buf_printf(o, "/* unpacks a block of r elements into at */\n");
   buf_printf(o, "static inline void ub_%s(const rt_msg *m, int64_t r, t_%s *at) {\n", m, e);
-  if (word_flat(t->a)) {
+  if (ir_word_flat(t->a)) {
     buf_printf(o, "  if (r > 0) memcpy(at, m->words, (size_t)r * sizeof *at);\n}\n");
   } else {
     buf_printf(o, "  const int64_t *w = m->words;\n");
@@ -245,10 +240,17 @@ static void block_helpers(Cg *g, Type *t) {
   buf_printf(o, "/* a received block of r elements: in the message itself when its form\n"
                 " * is the memory layout (then valid until the next barrier) */\n");
   buf_printf(o, "static inline %s vb_%s(const rt_msg *m, int64_t r) {\n", c, m);
-  if (word_flat(t->a))
+  if (ir_word_flat(t->a))
     buf_printf(o, "  return (%s){r, r > 0 ? (t_%s *)m->words : NULL};\n}\n", c, e);
   else
     buf_printf(o, "  %s v = {r, rt_array(r, sizeof *v.at)};\n  ub_%s(m, r, v.at);\n  return v;\n}\n", c, m);
+  if (!rows) return;
+  buf_printf(o, "/* a received block of r rows of one length: read where the message holds them\n"
+                " * (valid until the next barrier) */\n");
+  buf_printf(o, "static inline %s vr_%s(const rt_msg *m, int64_t r) {\n", c, m);
+  buf_printf(o, "  int64_t s = m->tag.stride;\n  if (s < 0) return vb_%s(m, r);\n", m);
+  buf_printf(o, "  %s v = {r, rt_array(r, sizeof *v.at)};\n  t_%s *items = (t_%s *)m->words;\n", c, u, u);
+  buf_printf(o, "  for (int64_t i = 0; i < r; i++) v.at[i] = (t_%s){s, items + i * s};\n  return v;\n}\n", e);
 }
 
 // ld_*: a vector input, from the words rt_input_words packed, made in place
@@ -258,9 +260,9 @@ static void load_helper(Cg *g, Type *t) {
   const char *m = mangle(g, t), *c = ctype(g, t), *e = mangle(g, t->a);
   Buf *o = &g->types;
   buf_printf(o, "static inline %s ld_%s(int64_t *w) {\n", c, m);
-  if (word_flat(t->a)) {
+  if (ir_word_flat(t->a)) {
     buf_printf(o, "  return (%s){w[0], (t_%s *)(w + 1)};\n}\n", c, e);
-  } else if (t->a->kind == T_VEC && word_flat(t->a->a)) {
+  } else if (t->a->kind == T_VEC && ir_word_flat(t->a->a)) {
     int k = words_of(t->a->a);
     buf_printf(o, "  %s v = {w[0], rt_array(w[0], sizeof *v.at)};\n  int64_t *from = w + 1, *to = w;\n", c);
     buf_printf(o, "  for (int64_t i = 0; i < v.len; i++) {\n    int64_t len = *from++;\n"
@@ -276,18 +278,18 @@ static void vec_helpers(Cg *g, Type *t) {
   Buf *o = &g->types;
   buf_printf(o, "typedef struct { int64_t len; t_%s *at; } %s;\n", e, c);
   buf_printf(o, "static inline int64_t wc_%s(%s v) {\n", m, c);
-  if (word_flat(t->a))
+  if (ir_word_flat(t->a))
     buf_printf(o, "  return 1 + v.len * %d;\n}\n", words_of(t->a));
   else
     buf_printf(o, "  int64_t n = 1;\n  for (int64_t i = 0; i < v.len; i++) n += wc_%s(v.at[i]);\n  return n;\n}\n", e);
   buf_printf(o, "static inline int64_t *pk_%s(int64_t *w, %s v) {\n  *w++ = v.len;\n", m, c);
-  if (word_flat(t->a))
+  if (ir_word_flat(t->a))
     buf_printf(o, "  memcpy(w, v.at, (size_t)v.len * sizeof *v.at);\n  return w + v.len * %d;\n}\n", words_of(t->a));
   else
     buf_printf(o, "  for (int64_t i = 0; i < v.len; i++) w = pk_%s(w, v.at[i]);\n  return w;\n}\n", e);
   buf_printf(o, "static inline const int64_t *un_%s(const int64_t *w, %s *v) {\n"
                 "  v->len = *w++;\n  v->at = rt_array(v->len, sizeof *v->at);\n", m, c);
-  if (word_flat(t->a))
+  if (ir_word_flat(t->a))
     buf_printf(o, "  memcpy(v->at, w, (size_t)v->len * sizeof *v->at);\n  return w + v->len * %d;\n}\n", words_of(t->a));
   else
     buf_printf(o, "  for (int64_t i = 0; i < v->len; i++) w = un_%s(w, &v->at[i]);\n  return w;\n}\n", e);
@@ -1110,8 +1112,9 @@ static void region_master(Cg *g, Region *r, RegionFields *f) {
 }
 
 // A worker's blocks are read where the message holds them when their
-// layout allows (vb_*): every stage reads them before the region's first
-// barrier, after which messages are gone.
+// layout allows (vb_*, and vr_* for rows where the plan says so): every
+// stage reads them before the region's first barrier, after which messages
+// are gone.
 static void region_worker(Cg *g, Region *r, RegionFields *f) {
   buf_printf(g->out, "/* region %d: a worker receives its part and runs it */\n", r->id);
   buf_printf(g->out, "static void r%d_worker(void) {\n", r->id);
@@ -1124,8 +1127,9 @@ static void region_worker(Cg *g, Region *r, RegionFields *f) {
   Buf args = {0};
   for (int i = 0; i < f->nscatter; i++) {
     Field *s = &f->scatter[i];
-    emit(g, "%s %s = vb_%s(rt_find(%d, 0), rt_lo(n, P, pid + 1) - rt_lo(n, P, pid));", ctype(g, s->ty), s->name,
-         mangle(g, s->ty), f->nfull + i);
+    const char *view = !ir_word_flat(s->ty->a) && plan_block_in_place(r, s->ty) ? "vr" : "vb";
+    emit(g, "%s %s = %s_%s(rt_find(%d, 0), rt_lo(n, P, pid + 1) - rt_lo(n, P, pid));", ctype(g, s->ty), s->name,
+         view, mangle(g, s->ty), f->nfull + i);
     buf_printf(&args, ", %s", s->name);
   }
   emit(g, "r%d_run(&cap%s, n);", r->id, args.text);

@@ -606,16 +606,16 @@ static void send_words(Ex *x, int from, int to, double words, bool in_place) {
 
 static void message(Ex *x, int from, int to, double words) { send_words(x, from, to, words, false); }
 
-// A block of a vector: of scalars, the receiver reads it where it arrived,
-// or copies it into the result it gathers (into_result).
-// Of rows of one length, the sender reads each row's descriptor (to find
-// the stride) and the receiver builds one for each; of anything else, each
-// vector is packed and unpacked on its own.
-static void block_message(Ex *x, int from, int to, Shape *blk, bool into_result) {
+// A block of a vector: the receiver reads it where it arrived (in_place,
+// plan_block_in_place) or copies it out. Of rows of one length, the sender
+// reads each row's descriptor (to find the stride) and the receiver builds
+// one for each; of anything else but scalars, each vector is packed and
+// unpacked on its own.
+static void block_message(Ex *x, int from, int to, Shape *blk, bool in_place) {
   int64_t n = len(blk);
   Shape *elem = n ? shape_elem(blk, 0) : NULL;
   bool scalars = elem && elem->kind != SH_PAIR && !shape_is_vector(elem);
-  send_words(x, from, to, shape_message_words(&x->sh, blk, 0, n), scalars && !into_result);
+  send_words(x, from, to, shape_message_words(&x->sh, blk, 0, n), in_place);
   if (from == to || !elem || scalars) return;
   if (blk->kind == SH_VEC && elem->kind == SH_VEC && !shape_is_vector(elem->a)) {
     x->open[from].elems += n;
@@ -807,8 +807,8 @@ static void fetch(Ex *x, Region *r, Shape **operand, Shape *a, Shape *b, Shape *
     if (b) blk2[k] = slice(x, b, lo_of(x, n, k), lo_of(x, n, k + 1));
     if (k == 0) continue;
     message(x, 0, k, full);
-    block_message(x, 0, k, blk[k], false);
-    if (b) block_message(x, 0, k, blk2[k], false);
+    block_message(x, 0, k, blk[k], plan_block_in_place(r, b ? r->first->a->ty : plan_chain_arg(r->first)->ty));
+    if (b) block_message(x, 0, k, blk2[k], plan_block_in_place(r, r->first->b->ty));
   }
   region_barrier(x, r->first, "fetch");
 }
@@ -830,7 +830,7 @@ static bool starts_loop(Region *r, int s) { return stored_input(r, s) || r->stag
 static Shape *gather(Ex *x, Region *r, Shape **blk, int64_t n) {
   for (int k = 0; k < x->p; k++) {
     x->open[k].stores += array_words(r->root->ty, len(blk[k]));
-    if (k && len(blk[k])) block_message(x, k, 0, blk[k], true);
+    if (k && len(blk[k])) block_message(x, k, 0, blk[k], false);  // copied into the result
   }
   region_barrier(x, r->root, "gather");
   on(x, 0);

@@ -139,6 +139,11 @@ void plan_program(IrProgram *ir);
 // The distributed argument of a parallel stage (a for most skeletons, b for
 // c_prod, both a and b for pair_map).
 Ir *plan_chain_arg(Ir *stage);
+// Scalars of 8 bytes only, no vector: the memory layout is the packed form.
+bool ir_word_flat(Type *t);
+// Does a worker read its block of r's distributed argument, a vector of
+// type t, where the message holds it (else it copies it out)?
+bool plan_block_in_place(const Region *r, Type *t);
 // The skeleton an IR form applies (B_COUNT_ for the other forms).
 Builtin ir_builtin(IrKind k);
 bool ir_is_skeleton(IrKind k);  // plan_is_skeleton of its builtin

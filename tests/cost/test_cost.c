@@ -559,16 +559,21 @@ static void test_calibration(void) {
   CHECK(c.elems == 10 + 10 * 7, "elements of fused loops: %lld", (long long)c.elems);
   CHECK(footprint == 10 * 7 + 10, "footprint: the input and the result stored: %g", footprint);
   // Messages at p = 2: a block of rows of one length goes by its stride (a
-  // descriptor read and built per row); segments are packed one by one;
-  // the receiver unpacks after the barrier, in the next superstep.
+  // descriptor read and built per row), and the receiver reads the rows
+  // where the message holds them; segments are packed one by one.
   prog = load_text(a, "param n m\ninput M : [n][m]int\nmain = map (\\r -> fold (+) r) M\n");
   ExactResult rows, x;
   exact_cost(a, prog, params_of(a, prog, "n=10 m=7"), 2, &rows);
   CHECK(rows.nsteps == 3 && rows.steps[0].procs[0].elems == 5 && rows.steps[0].procs[0].loads == 10 &&
-            rows.steps[0].procs[0].stores == 35 && rows.steps[1].procs[1].unpacked == 35 && rows.steps[1].procs[1].elems == 5 + 5 + 35 &&
+            rows.steps[0].procs[0].stores == 35 && rows.steps[1].procs[1].unpacked == 0 && rows.steps[1].procs[1].elems == 5 + 5 + 35 &&
             rows.steps[0].procs[1].unpacked == 0 && rows.steps[1].procs[1].vectors == 0,
         "strided rows: %lld %lld %lld %lld %lld", (long long)rows.steps[0].procs[0].elems, (long long)rows.steps[0].procs[0].loads,
         (long long)rows.steps[0].procs[0].stores, (long long)rows.steps[1].procs[1].unpacked, (long long)rows.steps[1].procs[1].elems);
+  // Rows a prefix keeps past its barrier are copied out of the message, in
+  // the superstep after the fetch: process 1's 5 rows of 7.
+  prog = load_text(a, "param n m\ninput M : [n][m]int\nmain = prefix (\\a b -> pair_map (+) (a, b)) M\n");
+  exact_cost(a, prog, params_of(a, prog, "n=10 m=7"), 2, &x);
+  CHECK(x.steps[1].procs[1].unpacked == 35, "rows kept by a prefix are copied: %lld", (long long)x.steps[1].procs[1].unpacked);
   // The gather: process 0 copies process 1's block of 5 sums into the result
   // after the last barrier.
   CHECK(rows.steps[1].sent[1] == 5 && rows.steps[2].procs[0].unpacked == 5 && rows.steps[2].procs[1].unpacked == 0,
