@@ -23,6 +23,17 @@ static int64_t *random_ints(uint64_t seed, int input, int64_t n) {
   return x;
 }
 
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The median of the n times t (sorted in place). */
+static double median(double *t, int n) {
+  qsort(t, (size_t)n, sizeof *t, by_value);
+  return t[n / 2];
+}
+
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);

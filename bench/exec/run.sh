@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh [BUILD]: generated (vecbsp run) vs hand-written BSPlib vs sequential C
-# for matvec (1) and mss (5) at large sizes: times (median of REPEAT runs),
+# for matvec (1) and (2) and mss (5) at large sizes: times (median of REPEAT runs),
 # the ratios, the speed-up from p = 1 to 2 and peak memory (threads backend).
 set -eu
 build=$(cd "${1:-build}" && pwd)
@@ -17,9 +17,9 @@ gen() {  # gen P FILE ARGS...: median seconds of the generated program
   local p=$1; shift
   "$build/vecbsp" run -p "$p" --repeat "$repeat" --json "$@" | sed -n 's/.*"seconds_median": \([0-9.e-]*\).*/\1/p'
 }
-hand() {  # hand P PROG ARGS...: median seconds of a hand-written BSPlib program
+hand() {  # hand P PROG ARGS...: median seconds of a hand-written BSPlib program (it repeats itself)
   local p=$1 prog=$2; shift 2
-  for _ in $(seq "$repeat"); do "$build/bsprun" -n "$p" "$work/$prog" "$@" | cut -d' ' -f2; done | median
+  "$build/bsprun" -n "$p" "$work/$prog" "$@" "$repeat" | cut -d' ' -f2
 }
 seq_time() { local prog=$1; shift; for _ in $(seq "$repeat"); do "$work/$prog" "$@" | cut -d' ' -f2; done | median; }
 rss() {  # rss CMD...: peak resident set of a command, in MB
@@ -34,14 +34,20 @@ report() {  # report NAME INPUT_MB G1 G2 H1 H2 S RSS_G RSS_H
 mv_in=$(( M * N * 8 / 1048576 ))
 g1=$(gen 1 "$root/examples/matvec1.vec" -D m=$M -D n=$N --random $seed)
 g2=$(gen 2 "$root/examples/matvec1.vec" -D m=$M -D n=$N --random $seed)
-h1=$(hand 1 matvec_bsp $M $N $seed); h2=$(hand 2 matvec_bsp $M $N $seed); s=$(seq_time matvec_seq $M $N $seed)
+h1=$(hand 1 matvec_bsp 1 $M $N $seed); h2=$(hand 2 matvec_bsp 1 $M $N $seed); s=$(seq_time matvec_seq $M $N $seed)
 r1=$(rss "$build/vecbsp" run -p 2 "$root/examples/matvec1.vec" -D m=$M -D n=$N --random $seed)
-r2=$(rss "$build/bsprun" -n 2 "$work/matvec_bsp" $M $N $seed)
+r2=$(rss "$build/bsprun" -n 2 "$work/matvec_bsp" 1 $M $N $seed 1)
 report "matvec1 ${M}x${N}" "$mv_in" "$g1" "$g2" "$h1" "$h2" "$s" "$r1" "$r2"
+g1=$(gen 1 "$root/examples/matvec2.vec" -D m=$M -D n=$N --random $seed)
+g2=$(gen 2 "$root/examples/matvec2.vec" -D m=$M -D n=$N --random $seed)
+h1=$(hand 1 matvec_bsp 2 $M $N $seed); h2=$(hand 2 matvec_bsp 2 $M $N $seed)
+r1=$(rss "$build/vecbsp" run -p 2 "$root/examples/matvec2.vec" -D m=$M -D n=$N --random $seed)
+r2=$(rss "$build/bsprun" -n 2 "$work/matvec_bsp" 2 $M $N $seed 1)
+report "matvec2 ${M}x${N}" "$mv_in" "$g1" "$g2" "$h1" "$h2" "$s" "$r1" "$r2"
 mss_in=$(( NMSS * 8 / 1048576 ))
 g1=$(gen 1 "$root/examples/mss5.vec" -D n=$NMSS --random $seed)
 g2=$(gen 2 "$root/examples/mss5.vec" -D n=$NMSS --random $seed)
 h1=$(hand 1 mss_bsp $NMSS $seed); h2=$(hand 2 mss_bsp $NMSS $seed); s=$(seq_time mss_seq $NMSS $seed)
 r1=$(rss "$build/vecbsp" run -p 2 "$root/examples/mss5.vec" -D n=$NMSS --random $seed)
-r2=$(rss "$build/bsprun" -n 2 "$work/mss_bsp" $NMSS $seed)
+r2=$(rss "$build/bsprun" -n 2 "$work/mss_bsp" $NMSS $seed 1)
 report "mss5 n=$NMSS" "$mss_in" "$g1" "$g2" "$h1" "$h2" "$s" "$r1" "$r2"
