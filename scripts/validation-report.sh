@@ -167,6 +167,10 @@ cat <<'EOT'
 - **Memory at p = 2**: both processes stream from memory at once, and the
   cache ramp ends at twice the cache (docs/cost-model.md, "Calibration"),
   an average over runs just past half the cache and far beyond it.
+- **Alternatives that run about as fast**: matvec (1) and (2) take the
+  same time at most sizes since folds of vectors run in place
+  (docs/compiler.md, "Folds of vectors"); where they differ by a little more
+  than 10%, the noise above decides their measured order.
 - The **paper model** counts operations only, with the probed s: it cannot
   see memory traffic or latency, which are most of the time of these
   programs.

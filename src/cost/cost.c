@@ -101,8 +101,9 @@ static void local_counts(const ExactCounts *c, MemoryShares shares, double count
   count[CAL_OPS] = (double)c->ops, count[CAL_DIVS] = (double)c->divs, count[CAL_ELEMS] = (double)c->elems;
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->loads, shares.arrays);
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->acc_loads, shares.accumulator);
+  // A store over the accumulator hits the line its load just brought in:
+  // it costs nothing beyond that load (docs/cost-model.md, "Calibration").
   split(count, CAL_STORES, CAL_STORES_MEM, (double)c->stores, shares.arrays);
-  split(count, CAL_STORES, CAL_STORES_MEM, (double)c->acc_stores, shares.accumulator);
   split(count, CAL_UNPACKED, CAL_UNPACKED_MEM, (double)c->unpacked, shares.arrays);
   count[CAL_VECTORS] = (double)c->vectors;
   for (int k = 0; k < LAT_CLASSES; k++) count[CAL_LAT_FAST + k] = (double)c->carried[k];

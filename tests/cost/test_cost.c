@@ -706,6 +706,16 @@ static void test_vector_folds(void) {
   CHECK(last->loads == 6 && last->stores == 3 && last->acc_loads == 0 && last->acc_stores == 0,
         "matvec2's combine at process 0: loads %lld stores %lld acc %lld %lld", (long long)last->loads,
         (long long)last->stores, (long long)last->acc_loads, (long long)last->acc_stores);
+  // Priced: the accumulator's loads at its own share, its stores free.
+  double unit[CAL_TERMS] = {[CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5, [CAL_STORES] = 3, [CAL_STORES_MEM] = 7};
+  ExactCounts acc = {.acc_loads = 4, .acc_stores = 4};
+  CHECK(cost_local_seconds(unit, &acc, (MemoryShares){1, 0}) == 8 && cost_local_seconds(unit, &acc, (MemoryShares){0, 1}) == 20,
+        "4 accumulator loads at 2 in cache, at 5 from memory; the stores over them free");
+  Calibration cache = {.cache_bytes = 800};
+  MemoryShares shares = cost_memory_shares(&cache, &(ExactResult){.p = 1, .footprint = 1000, .accumulator = 75});
+  CHECK(shares.arrays == 1 && shares.accumulator == 0.5, "shares: 8000 bytes all in memory, 600 half way from 400 to 800");
+  shares = cost_memory_shares(&cache, &(ExactResult){.p = 2, .footprint = 1000, .accumulator = 75});
+  CHECK(shares.accumulator == (1200 - 400) / 1200.0, "two accumulators of 600 bytes at p = 2: %g", shares.accumulator);
   arena_free(a);
 }
 
