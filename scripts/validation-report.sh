@@ -166,7 +166,12 @@ cat <<'EOT'
   where work and latency are about equal, are predicted up to 40% high.
 - **Memory at p = 2**: both processes stream from memory at once, and the
   cache ramp ends at twice the cache (docs/cost-model.md, "Calibration"),
-  an average over runs just past half the cache and far beyond it.
+  an average over runs just past half the cache and far beyond it. Runs
+  that exchange much just past half the cache are predicted low in every
+  run: mss1 at n = 160 and 200 on p = 2 (footprint 22 and 44 MB, memory
+  share 0.11 and 0.53): at n = 160, 10-67% low with threads and 23-47%
+  with MPI in each of the last nine runs, when its time already grows faster
+  than n^3 from n = 120 (9.7 MB, predicted within 10%) on.
 - **Alternatives that run about as fast**: matvec (1) and (2) take the
   same time at most sizes since folds of vectors run in place
   (docs/compiler.md, "Folds of vectors"); where they differ by a little more
