@@ -138,7 +138,7 @@ double cost_memory_share(const Calibration *cal, double footprint, int p);
 // the largest, one per process).
 typedef struct MemoryShares {
   double arrays;       // loads, stores, unpacked words, h-relations
-  double accumulator;  // acc_loads (acc_stores cost nothing more)
+  double accumulator;  // acc_loads
 } MemoryShares;
 typedef struct ExactResult ExactResult;
 MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x);

@@ -83,7 +83,6 @@ static void counts_add(Counts *to, const Counts *c, int64_t times) {
   for (int k = 0; k < LAT_CLASSES; k++) to->carried[k] += c->carried[k] * times;
   to->exits += c->exits * times;
   to->acc_loads += c->acc_loads * times;
-  to->acc_stores += c->acc_stores * times;
 }
 
 static void counts_max(Counts *to, const Counts *c) {
@@ -98,7 +97,6 @@ static void counts_max(Counts *to, const Counts *c) {
     if (c->carried[k] > to->carried[k]) to->carried[k] = c->carried[k];
   if (c->exits > to->exits) to->exits = c->exits;
   if (c->acc_loads > to->acc_loads) to->acc_loads = c->acc_loads;
-  if (c->acc_stores > to->acc_stores) to->acc_stores = c->acc_stores;
 }
 
 // iterations of a loop whose carried dependency is carried (plan.c).
@@ -452,11 +450,10 @@ static Shape *local_skeleton(Ex *x, Ir *e) {
   }
   if (!e->a->fused) *loads_of(c, e, 1) += array_words(e->a->ty, len(a));
   if (e->kind == IR_PAIR_MAP && !e->b->fused) *loads_of(c, e, 2) += array_words(e->b->ty, len(b));
-  if (e->in_place) {
-    c->acc_stores += array_words(e->ty, len(a));
-    if (array_words(e->ty, len(a)) > x->accumulator) x->accumulator = array_words(e->ty, len(a));
-  } else if (e->kind != IR_FOLD && !e->fused) {
-    c->stores += e->kind == IR_INITS || e->kind == IR_TAILS ? 2 * len(a) : array_words(e->ty, len(a));
+  if (e->kind != IR_FOLD && !e->fused) {  // its result, stored (or written over the accumulator)
+    int64_t result = e->kind == IR_INITS || e->kind == IR_TAILS ? 2 * len(a) : array_words(e->ty, len(a));
+    if (!e->in_place) c->stores += result;
+    else if (result > x->accumulator) x->accumulator = result;
   }
   count_carried(c, e->carried, len(a) - (e->kind == IR_FOLD || e->kind == IR_PREFIX));
   if (!e->fused) c->elems += len(a);  // a fused generator's elements are its consumer's iterations
@@ -698,7 +695,7 @@ static Shape *combine(Ex *x, Ir *e, Shape *env, Shape *acc, Shape *part) {
   if (e->fuses_element) c.loads += array_words(e->ty, len(part));
   if (e->body->in_place) {
     int64_t words = array_words(e->ty, len(part));
-    c.acc_loads -= words, c.acc_stores -= words, c.loads += words, c.stores += words;
+    c.acc_loads -= words, c.loads += words, c.stores += words;
   }
   untally(x, saved, &c, 1);
   return r;

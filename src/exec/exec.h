@@ -136,7 +136,7 @@ typedef struct ExactCounts {
   int64_t carried[LAT_CLASSES];  // operations on the carried dependencies of loops, by class, times the iterations
   int64_t exits;     // loop exits mispredicted: of long loops whose trip count changed since their last run
   int64_t acc_loads;   // words read from a fold's accumulator that its body overwrites in place
-  int64_t acc_stores;  // words written over it (one vector, the same at every step)
+                       // (the stores over them are not counted: they cost nothing more)
 } ExactCounts;
 
 typedef struct ExactStep {
