@@ -57,7 +57,9 @@ static void drop_outliers(const double *h, const double *t, bool *keep, int n, d
 
 /* Least squares, once more without the outliers; when noise still makes
  * l or g negative, or l larger than every time measured, l is taken as the
- * empty-sync time instead and g refitted through it. */
+ * empty-sync time instead and g refitted through it. When every time is at
+ * or below that (a loaded machine's empty sync), g is the slope through the
+ * origin: an upper bound, but never a free word. */
 struct probe_fit probe_fit_line(const double *h, const double *t, int n, double empty_sync)
 {
     bool *keep = calloc((size_t)n, sizeof *keep);
@@ -79,6 +81,12 @@ struct probe_fit probe_fit_line(const double *h, const double *t, int n, double 
         for (int i = 0; i < n; i++)
             num += h[i] * (t[i] - fit.l), den += h[i] * h[i];
         fit.g = den > 0 && num > 0 ? num / den : 0;
+        if (fit.g <= 0 && den > 0) {
+            num = 0;
+            for (int i = 0; i < n; i++)
+                num += h[i] * t[i];
+            fit.g = num / den;
+        }
     }
     fit.r2 = r_squared(h, t, n, fit.g, fit.l);
     free(keep);
