@@ -110,10 +110,14 @@ static void local_counts(const ExactCounts *c, MemoryShares shares, double count
   count[CAL_EXITS] = (double)c->exits;
 }
 
+// The ramp from all in cache to all in memory, by the run's footprint: from
+// C/2 to C at p = 1, from C/4 to 5C/4 at p > 1, both fitted on validation
+// data (docs/cost-model.md, "Calibration").
 double cost_memory_share(const Calibration *cal, double footprint, int p) {
-  double bytes = 8 * footprint, half = cal->cache_bytes / 2, all = (p > 1 ? 2 : 1) * cal->cache_bytes;
-  if (cal->cache_bytes <= 0 || bytes <= half) return 0;
-  return bytes >= all ? 1 : (bytes - half) / (all - half);
+  double c = cal->cache_bytes, bytes = 8 * footprint;
+  double from = p > 1 ? c / 4 : c / 2, to = p > 1 ? 5 * c / 4 : c;
+  if (c <= 0 || bytes <= from) return 0;
+  return bytes >= to ? 1 : (bytes - from) / (to - from);
 }
 
 MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x) {

@@ -58,12 +58,13 @@ sed 's/"l_seconds": 2e-7 }/"l_seconds": 2e-7, "cache_bytes": 20000 }/' "$tmp/box
 json cost "$tmp/inc.vec" -D n=1000 -p 1 --machine "$tmp/cache.json" --json -- footprint_bytes=16000 memory_share=0.6
 json cost "$tmp/inc.vec" -D n=500 -p 1 --machine "$tmp/cache.json" --json -- footprint_bytes=8000 memory_share=0
 json cost "$tmp/inc.vec" -D n=5000 -p 1 --machine "$tmp/cache.json" --json -- footprint_bytes=80000 memory_share=1
-# At p = 2 the ramp ends at twice the cache: over 1000 words, the input, the
-# result and the two blocks of 500 (fetched, gathered) packed, sent and (the
-# gathered one) unpacked are 4500 words, 36000 bytes, (36000 - 10000) /
-# (40000 - 10000) = 13/15 of the way.
-json cost "$tmp/inc.vec" -D n=1000 -p 2 --machine "$tmp/cache.json" --json -- footprint_bytes=36000 \
-  memory_share=0.8666666666666667
+# At p = 2 the ramp runs from a quarter of the cache to five quarters: over
+# 1000 words, the input, the result and the two blocks of 500 (fetched,
+# gathered) packed, sent and (the gathered one) unpacked are 4500 words,
+# 36000 bytes, all in memory (beyond 25000); over 400 words, 14400 bytes,
+# (14400 - 5000) / (25000 - 5000) = 0.47 of the way.
+json cost "$tmp/inc.vec" -D n=1000 -p 2 --machine "$tmp/cache.json" --json -- footprint_bytes=36000 memory_share=1
+json cost "$tmp/inc.vec" -D n=400 -p 2 --machine "$tmp/cache.json" --json -- footprint_bytes=14400 memory_share=0.47
 echo '{ "p": 2, "l": 400, "s": 1e9 }' >"$tmp/nog.json"
 expect_error "vecbsp: error: $tmp/nog.json: \"g\" is missing" "$vecbsp" cost $mv1 -D m=1 -D n=1 --machine "$tmp/nog.json"
 echo '{ "p": 0.5, "g": 1, "l": 400, "s": 1e9 }' >"$tmp/badp.json"

@@ -637,9 +637,9 @@ static void test_calibration(void) {
             cost_memory_share(&cache, 100, 1) == 1 && cost_memory_share(&cache, 1000, 1) == 1 &&
             cost_memory_share(&(Calibration){0}, 1000, 1) == 0,
         "50 words fill half of 800 bytes, 100 all of them; no cache known: all in cache");
-  CHECK(cost_memory_share(&cache, 50, 2) == 0 && cost_memory_share(&cache, 125, 2) == 0.5 &&
-            cost_memory_share(&cache, 200, 2) == 1,
-        "at p > 1 the ramp ends at twice the cache: 1000 bytes are half way from 400 to 1600");
+  CHECK(cost_memory_share(&cache, 25, 2) == 0 && cost_memory_share(&cache, 75, 2) == 0.5 &&
+            cost_memory_share(&cache, 125, 2) == 1 && cost_memory_share(&cache, 50, 2) == 0.25,
+        "at p > 1 the ramp runs from a quarter of the cache to five quarters: 600 bytes are half way from 200 to 1000, 400 a quarter");
   // The fit finds the units that made synthetic runs, less their known part.
   CalibrationRun runs[6];
   double made[CAL_TERMS] = {[CAL_OPS] = 2e-9, [CAL_ELEMS] = 5e-10, [CAL_STORES] = 3e-9};
@@ -711,8 +711,8 @@ static void test_vector_folds(void) {
   Calibration cache = {.cache_bytes = 800};
   MemoryShares shares = cost_memory_shares(&cache, &(ExactResult){.p = 1, .footprint = 1000, .accumulator = 75});
   CHECK(shares.arrays == 1 && shares.accumulator == 0.5, "shares: 8000 bytes all in memory, 600 half way from 400 to 800");
-  shares = cost_memory_shares(&cache, &(ExactResult){.p = 2, .footprint = 1000, .accumulator = 75});
-  CHECK(shares.accumulator == (1200 - 400) / 1200.0, "two accumulators of 600 bytes at p = 2: %g", shares.accumulator);
+  shares = cost_memory_shares(&cache, &(ExactResult){.p = 2, .footprint = 1000, .accumulator = 25});
+  CHECK(shares.accumulator == (400 - 200) / 800.0, "two accumulators of 200 bytes at p = 2: %g", shares.accumulator);
   arena_free(a);
 }
 
