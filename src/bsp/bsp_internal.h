@@ -93,6 +93,7 @@ struct bsp_header {
 /* Profile counters of one process in one superstep. */
 struct bsp_prof_step {
     double seconds;          /* wall time of the superstep on this process */
+    double work;             /* of which before it reached bsp_sync: its own work, not the wait */
     uint64_t ops;            /* bsp_profile_ops total */
     uint64_t bytes_sent;     /* payload bytes leaving this process */
     uint64_t bytes_received; /* payload bytes arriving here */
@@ -159,6 +160,7 @@ void bsp_step_finish(struct bsp_proc *me);
 /* Profiling. */
 uint64_t bsp_words(uint64_t nbytes);
 void bsp_profile_start(void);
+void bsp_profile_arrive(struct bsp_proc *me);
 void bsp_profile_record(struct bsp_proc *me);
 void bsp_profile_write(int nprocs, size_t nsteps,
                        const struct bsp_prof_step *const *steps);

@@ -26,6 +26,13 @@ void bsp_profile_add_ops(unsigned long long ops)
         bsp_self->prof.ops += ops;
 }
 
+/* Called as the process enters a sync, before it waits for the others. */
+void bsp_profile_arrive(struct bsp_proc *me)
+{
+    if (bsp_profile_enabled)
+        me->prof.work = bsp_clock() - me->prof_mark;
+}
+
 void bsp_profile_record(struct bsp_proc *me)
 {
     double now = bsp_clock();
@@ -38,13 +45,14 @@ void bsp_profile_record(struct bsp_proc *me)
 
 static json_t *proc_json(const struct bsp_prof_step *s)
 {
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
                      "ops", (json_int_t)s->ops,
                      "words_sent", (json_int_t)s->words_sent,
                      "words_received", (json_int_t)s->words_received,
                      "bytes_sent", (json_int_t)s->bytes_sent,
                      "bytes_received", (json_int_t)s->bytes_received,
-                     "messages", (json_int_t)s->messages);
+                     "messages", (json_int_t)s->messages,
+                     "work_seconds", s->work);
 }
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
@@ -72,19 +80,21 @@ static json_t *step_json(int nprocs, size_t k, const struct bsp_prof_step *const
 static void print_table(int nprocs, size_t nsteps, const struct bsp_prof_step *const *steps)
 {
     fprintf(stderr, "bsp profile: p = %d, backend %s\n", nprocs, bsp_backend_name);
-    fprintf(stderr, "%9s %12s %14s %10s %10s %10s\n", "superstep", "seconds", "max ops",
-            "h words", "h bytes", "messages");
+    fprintf(stderr, "%9s %12s %12s %7s %14s %10s %10s %10s\n", "superstep", "seconds", "max work",
+            "of pid", "max ops", "h words", "h bytes", "messages");
     for (size_t k = 0; k < nsteps; k++) {
         uint64_t ops = 0, h_words = 0, h_bytes = 0, messages = 0;
+        int busiest = 0;
         for (int i = 0; i < nprocs; i++) {
             const struct bsp_prof_step *s = &steps[i][k];
+            busiest = s->work > steps[busiest][k].work ? i : busiest;
             ops = max_u64(ops, s->ops);
             h_words = max_u64(h_words, max_u64(s->words_sent, s->words_received));
             h_bytes = max_u64(h_bytes, max_u64(s->bytes_sent, s->bytes_received));
             messages += s->messages;
         }
-        fprintf(stderr, "%9zu %12.6f %14llu %10llu %10llu %10llu\n", k + 1, steps[0][k].seconds,
-                (unsigned long long)ops, (unsigned long long)h_words,
+        fprintf(stderr, "%9zu %12.6f %12.6f %7d %14llu %10llu %10llu %10llu\n", k + 1, steps[0][k].seconds,
+                steps[busiest][k].work, busiest, (unsigned long long)ops, (unsigned long long)h_words,
                 (unsigned long long)h_bytes, (unsigned long long)messages);
     }
 }

@@ -15,6 +15,7 @@ static const char *kind_name(uint32_t kind)
 
 void bsp_step_header(struct bsp_proc *me, uint32_t kind, struct bsp_header *h)
 {
+    bsp_profile_arrive(me);
     const struct bsp_regop *ops = (const struct bsp_regop *)me->regops.data;
     size_t n = me->regops.len / sizeof *ops;
     *h = (struct bsp_header){.kind = kind, .flags = me->flags,

@@ -40,12 +40,17 @@ static void print_human(const RunOutcome *o, const Options *opt) {
   if (opt->repeat)
     fprintf(stderr, "time: min %.6f s, median %.6f s over %d runs\n", o->min, o->median, o->nseconds);
   if (!o->steps) return;
-  fprintf(stderr, "%9s %14s %12s %12s\n", "superstep", "w", "h", "seconds");
-  size_t i;
-  json_t *s;
-  json_array_foreach(o->steps, i, s)
-    fprintf(stderr, "%9zu %14lld %12lld %12.6f\n", i + 1, (long long)json_integer_value(json_object_get(s, "w")),
-            (long long)json_integer_value(json_object_get(s, "h")), json_real_value(json_object_get(s, "seconds")));
+  fprintf(stderr, "%9s %14s %12s %12s %12s %7s\n", "superstep", "w", "h", "seconds", "max work", "of pid");
+  size_t i, pid;
+  json_t *s, *work;
+  json_array_foreach(o->steps, i, s) {
+    size_t busiest = 0;
+    json_t *all = json_object_get(s, "work_seconds");
+    json_array_foreach(all, pid, work) if (json_real_value(work) > json_real_value(json_array_get(all, busiest))) busiest = pid;
+    fprintf(stderr, "%9zu %14lld %12lld %12.6f %12.6f %7zu\n", i + 1, (long long)json_integer_value(json_object_get(s, "w")),
+            (long long)json_integer_value(json_object_get(s, "h")), json_real_value(json_object_get(s, "seconds")),
+            json_real_value(json_array_get(all, busiest)), busiest);
+  }
 }
 
 int cmd_run(int argc, char **argv) {

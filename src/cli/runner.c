@@ -183,11 +183,25 @@ static json_int_t max_ops(json_t *procs) {
   return w;
 }
 
+// The median over the repetitions of a superstep's field: field of the
+// superstep itself (pid < 0) or of process pid. step is the first
+// repetition's; the others follow every per supersteps.
+static double median_over(json_t *all, size_t step, size_t per, int reps, int pid, const char *field,
+                          double *scratch) {
+  for (int r = 0; r < reps; r++) {
+    json_t *s = json_array_get(all, step + (size_t)r * per);
+    if (pid >= 0) s = json_array_get(json_object_get(s, "procs"), (size_t)pid);
+    scratch[r] = json_real_value(json_object_get(s, field));
+  }
+  return runner_median(scratch, reps);
+}
+
 // The runtime's profile has two setup supersteps first (tag size, inputs),
 // then each repetition's supersteps (the last ending at the sync without a
 // request), then the empty one after it. Keeps each superstep's w and h
-// (the same in every repetition) and the median of its times over the
-// repetitions (the first, cold, can take several times as long).
+// (the same in every repetition), the median of its times over the
+// repetitions (the first, cold, can take several times as long) and the
+// median of each process's work in it (its time before the barrier).
 enum { SETUP_STEPS = 2 };
 static void read_profile(const char *path, int reps, RunOutcome *o) {
   json_error_t err;
@@ -197,18 +211,20 @@ static void read_profile(const char *path, int reps, RunOutcome *o) {
   if (!root || n < extra + (size_t)reps || (n - extra) % (size_t)reps != 0)
     fatal("the program's profile is unreadable");
   size_t per = (n - extra) / (size_t)reps;
-  double *seconds = calloc((size_t)reps, sizeof *seconds);
-  if (!seconds) fatal("out of memory");
+  double *scratch = calloc((size_t)reps, sizeof *scratch);
+  if (!scratch) fatal("out of memory");
   o->steps = json_array();
   for (size_t k = SETUP_STEPS; k < SETUP_STEPS + per; k++) {
-    json_t *s = json_array_get(all, k);
-    for (int r = 0; r < reps; r++)
-      seconds[r] = json_real_value(json_object_get(json_array_get(all, k + (size_t)r * per), "seconds"));
-    json_array_append_new(o->steps, json_pack("{s:I, s:I, s:f}", "w", max_ops(json_object_get(s, "procs")),
+    json_t *s = json_array_get(all, k), *work = json_array();
+    int p = (int)json_array_size(json_object_get(s, "procs"));
+    for (int pid = 0; pid < p; pid++)
+      json_array_append_new(work, json_real(median_over(all, k, per, reps, pid, "work_seconds", scratch)));
+    json_array_append_new(o->steps, json_pack("{s:I, s:I, s:f, s:o}", "w", max_ops(json_object_get(s, "procs")),
                                               "h", json_integer_value(json_object_get(s, "h_words")),
-                                              "seconds", runner_median(seconds, reps)));
+                                              "seconds", median_over(all, k, per, reps, -1, "seconds", scratch),
+                                              "work_seconds", work));
   }
-  free(seconds);
+  free(scratch);
   json_decref(root);
 }
 

@@ -96,6 +96,15 @@ int main(int argc, char **argv)
         double seconds = json_real_value(json_object_get(json_array_get(steps, (size_t)k), "seconds"));
         if (!(seconds >= 0))
             expect("seconds >= 0", k, -1, 0, 1);
+        /* A process's work is the part of its superstep before it reached
+         * the sync: process 0's is within the superstep's seconds (its own). */
+        json_t *procs = json_object_get(json_array_get(steps, (size_t)k), "procs");
+        for (int i = 0; i < p; i++) {
+            json_t *work = json_object_get(json_array_get(procs, (size_t)i), "work_seconds");
+            double w = json_real_value(work);
+            if (!json_is_real(work) || !(w >= 0) || (i == 0 && !(w <= seconds)))
+                expect("0 <= work_seconds (<= seconds at pid 0)", k, i, 0, 1);
+        }
         check_step(steps, k, p);
     }
     json_decref(root);
