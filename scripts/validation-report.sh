@@ -164,14 +164,28 @@ cat <<'EOT'
   mispredicted once longer than about 64 iterations (docs/cost-model.md,
   "Loop exits"); the limit is not sharp, and the smallest sizes (n <= 64),
   where work and latency are about equal, are predicted up to 40% high.
-- **Memory at p = 2**: both processes stream from memory at once, and the
-  cache ramp ends at twice the cache (docs/cost-model.md, "Calibration"),
-  an average over runs just past half the cache and far beyond it. Runs
-  that exchange much just past half the cache are predicted low in every
-  run: mss1 at n = 160 and 200 on p = 2 (footprint 22 and 44 MB, memory
-  share 0.11 and 0.53): at n = 160, 10-67% low with threads and 23-47%
-  with MPI in each of the last nine runs, when its time already grows faster
-  than n^3 from n = 120 (9.7 MB, predicted within 10%) on.
+- **Memory at p = 2**: the cache ramp at p > 1 (from a quarter of the
+  cache to five quarters, docs/cost-model.md, "Calibration") is a compromise
+  between programs whose processes stream their blocks at once and programs
+  that exchange most of what they compute. mss1 at n = 160 (22 MB) is
+  still predicted low in every run: 25% and 33% with threads, 41% and 44%
+  with MPI in the two runs since the ramp moved (10-67% and 23-47% in the
+  nine before). `vecbsp run --profile` shows why: its supersteps
+  run one process at a time (at n = 160, threads: process 1 builds and
+  sends every tails segment, 0.29-0.45 ms, while process 0 waits; process
+  0 unpacks and redistributes them, 0.53-0.79 ms; process 1 sums its
+  segments, 0.31-0.43 ms, where the model has 0.18, 0.38 and 0.18 ms), and
+  the process that works reads what the other core has just written:
+  summing the received segments in place costs 0.9 ns per element against
+  0.4 ns for data the process wrote itself.
+- **Accumulators of a few words**: matvec (2) with m = 8 folds 10^6 rows
+  of 8 into an accumulator of 64 bytes and is predicted 13-22% low at
+  p = 1 (matvec (1), the same work, -3% to +10%), which orders the two
+  wrongly where (2) measures 10-30% slower. Its stores over the
+  accumulator are free in the model (docs/cost-model.md, "Calibration");
+  charging them at the store unit fixes m = 8 but puts matvec (2) with
+  n = 8 and on square matrices 10-25% high: the cost is in the rows of
+  8, not in the stores.
 - **Alternatives that run about as fast**: matvec (1) and (2) take the
   same time at most sizes since folds of vectors run in place
   (docs/compiler.md, "Folds of vectors"); where they differ by a little more
