@@ -34,6 +34,16 @@ static void print_json(const RunOutcome *o, const Options *opt, int p) {
   json_decref(root);
 }
 
+// The process that worked longest in a superstep (its work_seconds).
+static size_t busiest(json_t *work) {
+  size_t best = 0, pid;
+  json_t *w;
+  json_array_foreach(work, pid, w) {
+    if (json_real_value(w) > json_real_value(json_array_get(work, best))) best = pid;
+  }
+  return best;
+}
+
 // Without --json: the result on stdout, times and supersteps on stderr.
 static void print_human(const RunOutcome *o, const Options *opt) {
   puts(o->result);
@@ -41,15 +51,14 @@ static void print_human(const RunOutcome *o, const Options *opt) {
     fprintf(stderr, "time: min %.6f s, median %.6f s over %d runs\n", o->min, o->median, o->nseconds);
   if (!o->steps) return;
   fprintf(stderr, "%9s %14s %12s %12s %12s %7s\n", "superstep", "w", "h", "seconds", "max work", "of pid");
-  size_t i, pid;
-  json_t *s, *work;
+  size_t i;
+  json_t *s;
   json_array_foreach(o->steps, i, s) {
-    size_t busiest = 0;
-    json_t *all = json_object_get(s, "work_seconds");
-    json_array_foreach(all, pid, work) if (json_real_value(work) > json_real_value(json_array_get(all, busiest))) busiest = pid;
+    json_t *work = json_object_get(s, "work_seconds");
+    size_t pid = busiest(work);
     fprintf(stderr, "%9zu %14lld %12lld %12.6f %12.6f %7zu\n", i + 1, (long long)json_integer_value(json_object_get(s, "w")),
             (long long)json_integer_value(json_object_get(s, "h")), json_real_value(json_object_get(s, "seconds")),
-            json_real_value(json_array_get(all, busiest)), busiest);
+            json_real_value(json_array_get(work, pid)), pid);
   }
 }
 
