@@ -180,7 +180,7 @@ cat <<'EOT'
   0.4 ns for data the process wrote itself.
 - **Accumulators of a few words**: matvec (2) with m = 8 folds 10^6 rows
   of 8 into an accumulator of 64 bytes and is predicted 13-22% low at
-  p = 1 (matvec (1), the same work, -3% to +10%), which orders the two
+  p = 1 (matvec (1), the same work, -13% to +10%), which orders the two
   wrongly where (2) measures 10-30% slower. Its stores over the
   accumulator are free in the model (docs/cost-model.md, "Calibration");
   charging them at the store unit fixes m = 8 but puts matvec (2) with
