@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # exact.sh VECBSP EXACT_DUMP: the exact model's supersteps (w and h of each)
 # equal the ones run --profile counts, for every example at p = 1..8 and
-# several sizes; with a data if they bound them; and the regression programs
-# exact-*.vec give eval's result.
+# several sizes; with a data if they bound them; the regression programs
+# exact-*.vec give eval's result; and run --profile reports every process's
+# work in every superstep.
 set -u
 vecbsp=$1 dump=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -46,6 +47,20 @@ same_as_eval() {  # same_as_eval FILE P NAME=VALUE...: run prints eval's result
     echo "FAIL run differs from eval: $f p=$p $*"; failed=1
   fi
 }
+work_per_process() {  # work_per_process FILE P NAME=VALUE...: run --profile gives each superstep P work times
+  local f=$1 p=$2
+  shift 2
+  local defs=() kv
+  for kv in "$@"; do defs+=(-D "$kv"); done
+  "$vecbsp" run -p "$p" --profile --json "$f" "${defs[@]}" --random 1 | awk -v p="$p" '
+    /"w":/ { steps++ }
+    /"work_seconds": \[/ { inside = 1; lists++; next }
+    inside && /\]/ { inside = 0; if (count != p) bad = 1; count = 0; next }
+    inside { count++; if ($1 !~ /^[0-9.e+-]+,?$/ || $1 ~ /^-/) bad = 1 }
+    END { exit !(steps > 0 && lists == steps && !bad) }' ||
+    { echo "FAIL run --profile: not $p non-negative work times per superstep: $f p=$p $*"; failed=1; }
+}
+for p in 1 2 3; do work_per_process "$root/examples/mss1.vec" $p n=9; done
 for p in 1 2 3 4 5 6 7 8; do
   for n in 1 5 12; do
     for f in "$root"/examples/mss*.vec; do check "$f" $p n=$n; done
