@@ -590,29 +590,40 @@ static void region_barrier(Ex *x, Ir *stage, const char *what) {
   if (x->p > 1) barrier(x, stage->pos, arena_printf(x->sh.arena, "%s: %s", builtin_name(ir_builtin(stage->kind)), what));
 }
 
-// A message: the sender packs it; the receiver unpacks it after the
-// barrier, or reads it in place (in_place).
-static void send_words(Ex *x, int from, int to, double words, bool in_place) {
+// Is a value of type t and shape s packed into a buffer before it is sent
+// (plan_sent_in_place)? Rows count as lying one after the other when they
+// are of one length: only the running code can see whether they do.
+static bool packed(Type *t, Shape *s) {
+  return !plan_sent_in_place(t) || (!ir_word_flat(t->a) && s->kind != SH_VEC);
+}
+
+// A message: the sender packs it (packed) or bsp_send takes it from where
+// it lies; the receiver unpacks it after the barrier, or reads it in place
+// (in_place).
+static void send_words(Ex *x, int from, int to, double words, bool packed, bool in_place) {
   if (from == to) return;
   int64_t w = (int64_t)words;
   x->sent[from] += w;
   x->recv[to] += w;
-  x->open[from].stores += w;
+  if (packed) x->open[from].stores += w;
   if (!in_place) x->next[to].unpacked += w;
 }
 
-static void message(Ex *x, int from, int to, double words) { send_words(x, from, to, words, false); }
+// A whole value of type t, unpacked by its receiver.
+static void message(Ex *x, int from, int to, Type *t, Shape *v) {
+  send_words(x, from, to, shape_value_words(&x->sh, v), packed(t, v), false);
+}
 
 // A block of a vector: the receiver reads it where it arrived (in_place,
 // plan_block_in_place) or copies it out. Of rows of one length, the sender
 // reads each row's descriptor (to find the stride) and the receiver builds
 // one for each; of anything else but scalars, each vector is packed and
 // unpacked on its own.
-static void block_message(Ex *x, int from, int to, Shape *blk, bool in_place) {
+static void block_message(Ex *x, int from, int to, Type *t, Shape *blk, bool in_place) {
   int64_t n = len(blk);
   Shape *elem = n ? shape_elem(blk, 0) : NULL;
   bool scalars = elem && elem->kind != SH_PAIR && !shape_is_vector(elem);
-  send_words(x, from, to, shape_message_words(&x->sh, blk, 0, n), in_place);
+  send_words(x, from, to, shape_message_words(&x->sh, blk, 0, n), packed(t, blk), in_place);
   if (from == to || !elem || scalars) return;
   if (blk->kind == SH_VEC && elem->kind == SH_VEC && !shape_is_vector(elem->a)) {
     x->open[from].elems += n;
@@ -710,7 +721,7 @@ static Shape *stage_fold(Ex *x, Ir *e, Shape *env, Shape **blk) {
     if (x->p > 1) count_carried(x->now, e->carried, len(blk[k]) - 1);
     first_element(x, e, shape_elem(blk[k], 0));
     part[k] = fold_vec(x, e, env, shape_elem(blk[k], 0), followable(x, blk[k]), 1);
-    message(x, k, 0, shape_value_words(&x->sh, part[k]));
+    message(x, k, 0, e->ty, part[k]);
   }
   region_barrier(x, e, "partial results");
   on(x, 0);
@@ -734,7 +745,7 @@ static void stage_prefix(Ex *x, Ir *e, Shape *env, Shape **blk, int64_t n) {
     x->now->stores += words * len(blk[k]);
     x->now->loads += words * len(blk[k]);
     for (int q = k + 1; q < x->p && len(blk[k]); q++)
-      if (!empty_block(x, n, q)) message(x, k, q, shape_value_words(&x->sh, shape_elem(blk[k], len(blk[k]) - 1)));
+      if (!empty_block(x, n, q)) message(x, k, q, e->ty->a, shape_elem(blk[k], len(blk[k]) - 1));
   }
   region_barrier(x, e, "block totals");
   // Downwards, so that the lower blocks still hold their local prefixes.
@@ -778,7 +789,7 @@ static void stage_segments(Ex *x, Ir *e, Shape **blk, int64_t n) {
     for (int k = 0; k < x->p && hi > lo; k++) {
       int64_t need = inits ? 0 : n - lo_of(x, n, k + 1), from = need > lo ? need : lo;
       if (k != q && !empty_block(x, n, k) && from < hi && (!inits || k > q))
-        message(x, q, k, shape_message_words(&x->sh, all, from, hi));
+        send_words(x, q, k, shape_message_words(&x->sh, all, from, hi), packed(e->a->ty, all), false);
     }
   }
   region_barrier(x, e, "exchange");
@@ -793,19 +804,20 @@ static void stage_segments(Ex *x, Ir *e, Shape **blk, int64_t n) {
 // The fetch: process 0 sends each worker the region's data in full and its
 // block of the argument(s); workers read their block where it arrived.
 static void fetch(Ex *x, Region *r, Shape **operand, Shape *a, Shape *b, Shape **blk, Shape **blk2) {
-  double full = 0;
-  for (int i = 0; i < r->ncaptured; i++) full += shape_value_words(&x->sh, x->env[r->captured[i]->id]);
-  for (int i = 0; i < r->ninputs; i++) full += shape_value_words(&x->sh, ev(x, r->inputs[i]));
-  for (int s = 0; s < r->nstages; s++)
-    if (operand[s]) full += shape_value_words(&x->sh, operand[s]);
+  Shape **input = arena_calloc(x->sh.arena, (size_t)r->ninputs + 1, sizeof *input);
+  for (int i = 0; i < r->ninputs; i++) input[i] = ev(x, r->inputs[i]);
+  Type *ta = b ? r->first->a->ty : plan_chain_arg(r->first)->ty, *tb = b ? r->first->b->ty : NULL;
   int64_t n = len(a);
   for (int k = 0; k < x->p; k++) {
     blk[k] = slice(x, a, lo_of(x, n, k), lo_of(x, n, k + 1));
     if (b) blk2[k] = slice(x, b, lo_of(x, n, k), lo_of(x, n, k + 1));
     if (k == 0) continue;
-    message(x, 0, k, full);
-    block_message(x, 0, k, blk[k], plan_block_in_place(r, b ? r->first->a->ty : plan_chain_arg(r->first)->ty));
-    if (b) block_message(x, 0, k, blk2[k], plan_block_in_place(r, r->first->b->ty));
+    for (int i = 0; i < r->ncaptured; i++) message(x, 0, k, r->captured[i]->ty, x->env[r->captured[i]->id]);
+    for (int i = 0; i < r->ninputs; i++) message(x, 0, k, r->inputs[i]->ty, input[i]);
+    for (int s = 0; s < r->nstages; s++)
+      if (operand[s]) message(x, 0, k, r->stages[s]->a->ty, operand[s]);
+    block_message(x, 0, k, ta, blk[k], plan_block_in_place(r, ta));
+    if (b) block_message(x, 0, k, tb, blk2[k], plan_block_in_place(r, tb));
   }
   region_barrier(x, r->first, "fetch");
 }
@@ -827,7 +839,7 @@ static bool starts_loop(Region *r, int s) { return stored_input(r, s) || r->stag
 static Shape *gather(Ex *x, Region *r, Shape **blk, int64_t n) {
   for (int k = 0; k < x->p; k++) {
     x->open[k].stores += array_words(r->root->ty, len(blk[k]));
-    if (k && len(blk[k])) block_message(x, k, 0, blk[k], false);  // copied into the result
+    if (k && len(blk[k])) block_message(x, k, 0, r->root->ty, blk[k], false);  // copied into the result
   }
   region_barrier(x, r->root, "gather");
   on(x, 0);

@@ -144,6 +144,11 @@ bool ir_word_flat(Type *t);
 // Does a worker read its block of r's distributed argument, a vector of
 // type t, where the message holds it (else it copies it out)?
 bool plan_block_in_place(const Region *r, Type *t);
+// Does a message of a value of type t go to bsp_send from where the value
+// lies, rather than packed into a buffer first? Vectors of word scalars
+// do, and vectors of rows of them if the rows are of one length and follow
+// each other in memory (the sender checks; codegen.c, block_helpers).
+bool plan_sent_in_place(Type *t);
 // The skeleton an IR form applies (B_COUNT_ for the other forms).
 Builtin ir_builtin(IrKind k);
 bool ir_is_skeleton(IrKind k);  // plan_is_skeleton of its builtin

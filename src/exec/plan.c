@@ -323,6 +323,10 @@ bool ir_word_flat(Type *t) {
   return t->kind == T_INT || t->kind == T_FLOAT;
 }
 
+bool plan_sent_in_place(Type *t) {
+  return t->kind == T_VEC && (ir_word_flat(t->a) || (t->a->kind == T_VEC && ir_word_flat(t->a->a)));
+}
+
 bool plan_block_in_place(const Region *r, Type *t) {
   if (ir_word_flat(t->a)) return true;
   if (t->a->kind != T_VEC || !ir_word_flat(t->a->a)) return false;

@@ -59,12 +59,12 @@ json cost "$tmp/inc.vec" -D n=1000 -p 1 --machine "$tmp/cache.json" --json -- fo
 json cost "$tmp/inc.vec" -D n=500 -p 1 --machine "$tmp/cache.json" --json -- footprint_bytes=8000 memory_share=0
 json cost "$tmp/inc.vec" -D n=5000 -p 1 --machine "$tmp/cache.json" --json -- footprint_bytes=80000 memory_share=1
 # At p = 2 the ramp runs from a quarter of the cache to five quarters: over
-# 1000 words, the input, the result and the two blocks of 500 (fetched,
-# gathered) packed, sent and (the gathered one) unpacked are 4500 words,
-# 36000 bytes, all in memory (beyond 25000); over 400 words, 14400 bytes,
-# (14400 - 5000) / (25000 - 5000) = 0.47 of the way.
-json cost "$tmp/inc.vec" -D n=1000 -p 2 --machine "$tmp/cache.json" --json -- footprint_bytes=36000 memory_share=1
-json cost "$tmp/inc.vec" -D n=400 -p 2 --machine "$tmp/cache.json" --json -- footprint_bytes=14400 memory_share=0.47
+# 1000 words, the input, the result, the two blocks of 500 (fetched,
+# gathered) sent from where they lie and the gathered one unpacked are
+# 3500 words, 28000 bytes, all in memory (beyond 25000); over 400 words,
+# 11200 bytes, (11200 - 5000) / (25000 - 5000) = 0.31 of the way.
+json cost "$tmp/inc.vec" -D n=1000 -p 2 --machine "$tmp/cache.json" --json -- footprint_bytes=28000 memory_share=1
+json cost "$tmp/inc.vec" -D n=400 -p 2 --machine "$tmp/cache.json" --json -- footprint_bytes=11200 memory_share=0.31
 echo '{ "p": 2, "l": 400, "s": 1e9 }' >"$tmp/nog.json"
 expect_error "vecbsp: error: $tmp/nog.json: \"g\" is missing" "$vecbsp" cost $mv1 -D m=1 -D n=1 --machine "$tmp/nog.json"
 echo '{ "p": 0.5, "g": 1, "l": 400, "s": 1e9 }' >"$tmp/badp.json"

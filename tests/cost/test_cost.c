@@ -559,13 +559,14 @@ static void test_calibration(void) {
   CHECK(c.elems == 10 + 10 * 7, "elements of fused loops: %lld", (long long)c.elems);
   CHECK(footprint == 10 * 7 + 10, "footprint: the input and the result stored: %g", footprint);
   // Messages at p = 2: a block of rows of one length goes by its stride (a
-  // descriptor read and built per row), and the receiver reads the rows
-  // where the message holds them; segments are packed one by one.
+  // descriptor read and built per row) from where the rows lie (no packing:
+  // 0 stores at process 0), and the receiver reads the rows where the
+  // message holds them; segments are packed one by one.
   prog = load_text(a, "param n m\ninput M : [n][m]int\nmain = map (\\r -> fold (+) r) M\n");
   ExactResult rows, x;
   exact_cost(a, prog, params_of(a, prog, "n=10 m=7"), 2, &rows);
   CHECK(rows.nsteps == 3 && rows.steps[0].procs[0].elems == 5 && rows.steps[0].procs[0].loads == 10 &&
-            rows.steps[0].procs[0].stores == 35 && rows.steps[1].procs[1].unpacked == 0 && rows.steps[1].procs[1].elems == 5 + 5 + 35 &&
+            rows.steps[0].procs[0].stores == 0 && rows.steps[1].procs[1].unpacked == 0 && rows.steps[1].procs[1].elems == 5 + 5 + 35 &&
             rows.steps[0].procs[1].unpacked == 0 && rows.steps[1].procs[1].vectors == 0,
         "strided rows: %lld %lld %lld %lld %lld", (long long)rows.steps[0].procs[0].elems, (long long)rows.steps[0].procs[0].loads,
         (long long)rows.steps[0].procs[0].stores, (long long)rows.steps[1].procs[1].unpacked, (long long)rows.steps[1].procs[1].elems);
@@ -578,6 +579,18 @@ static void test_calibration(void) {
   // after the last barrier.
   CHECK(rows.steps[1].sent[1] == 5 && rows.steps[2].procs[0].unpacked == 5 && rows.steps[2].procs[1].unpacked == 0,
         "the gathered block is copied into the result: %lld", (long long)rows.steps[2].procs[0].unpacked);
+  // A gathered block is packed when its rows differ in length: process 1
+  // packs inits 3 and 4, (1 + 3) + (1 + 4) words, beside the 2 + 2 * 2
+  // stores of its segments (its own part, a descriptor each) and the 2 * 2
+  // of its block of the result: 19. Rows of one length ([x, x]) are sent
+  // from where they lie: 2 * 2 words of rows and 2 * 2 of the block, 8.
+  prog = load_text(a, "param n\ninput v : [n]int\nmain = inits v\n");
+  exact_cost(a, prog, params_of(a, prog, "n=4"), 2, &x);
+  int64_t packed_rows = x.steps[x.nsteps - 2].procs[1].stores;
+  prog = load_text(a, "param n\ninput v : [n]int\nmain = map (\\x -> [x, x]) v\n");
+  exact_cost(a, prog, params_of(a, prog, "n=4"), 2, &x);
+  CHECK(packed_rows == 19 && x.steps[x.nsteps - 2].procs[1].stores == 8, "stores of a packed and a strided gather: %lld %lld",
+        (long long)packed_rows, (long long)x.steps[x.nsteps - 2].procs[1].stores);
   prog = load_text(a, "param n\ninput v : [n]int\nmain = map (\\s -> length s) (inits v)\n");
   exact_cost(a, prog, params_of(a, prog, "n=10"), 2, &x);
   // Unpacking the fetched block would be in the next superstep (the exchange).
@@ -614,10 +627,11 @@ static void test_calibration(void) {
   int64_t exits0 = counts_of(a, segs, "n=100", 2, 0, NULL).exits, exits1 = counts_of(a, segs, "n=100", 2, 1, NULL).exits;
   CHECK(exits0 == 0 && exits1 == 36, "exits by block at p = 2: %lld %lld", (long long)exits0, (long long)exits1);
   // A superstep's counts (uncalibrated: the busiest by operations, here
-  // process 0, which packs the 5 rows of 7 for process 1) and its time.
+  // process 0, which sends the 5 rows of 7 to process 1 from where they
+  // lie) and its time.
   double step[CAL_TERMS];
   cost_step_counts(&(Calibration){0}, &rows.steps[0], 2, true, (MemoryShares){0, 0}, step);
-  CHECK(step[CAL_STORES] == 35 && step[CAL_WORDS] == 35 && step[CAL_WORDS_MEM] == 0 && step[CAL_BARRIERS] == 1,
+  CHECK(step[CAL_STORES] == 0 && step[CAL_WORDS] == 35 && step[CAL_WORDS_MEM] == 0 && step[CAL_BARRIERS] == 1,
         "fetch step counts: %g %g %g", step[CAL_STORES], step[CAL_WORDS], step[CAL_BARRIERS]);
   double some[CAL_TERMS] = {[CAL_OPS] = 3, [CAL_LOADS] = 4, [CAL_LAT_SELECT] = 1, [CAL_WORDS] = 5, [CAL_BARRIERS] = 1};
   double per[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LAT_SELECT] = 10, [CAL_WORDS] = 3, [CAL_BARRIERS] = 7};
