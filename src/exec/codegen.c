@@ -186,7 +186,9 @@ static void pair_helpers(Cg *g, Type *t) {
 static void block_helpers(Cg *g, Type *t) {
   const char *m = mangle(g, t), *e = mangle(g, t->a), *c = ctype(g, t);
   Buf *o = &g->types;
-  bool nested = t->a->kind == T_VEC, rows = nested && ir_word_flat(t->a->a);
+  // Rows are sent from where they lie if they are of one length and in one
+  // run of memory, which the code checks (plan_sent_in_place).
+  bool nested = t->a->kind == T_VEC, rows = plan_sent_in_place(t) && nested;
   const char *u = nested ? mangle(g, t->a->a) : NULL;
   buf_printf(o, "/* sends the block v of a vector of n elements */\n");
   buf_printf(o, "static inline void sb_%s(int pid, int64_t head, int64_t n, %s v) {\n", m, c);
