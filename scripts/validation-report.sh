@@ -168,9 +168,11 @@ cat <<'EOT'
   cache to five quarters, docs/cost-model.md, "Calibration") is a compromise
   between programs whose processes stream their blocks at once and programs
   that exchange most of what they compute. mss1 at n = 160 (22 MB) is
-  still predicted low in every run: 25% and 33% with threads, 41% and 44%
-  with MPI in the two runs since the ramp moved (10-67% and 23-47% in the
-  nine before). `vecbsp run --profile` shows why: its supersteps
+  still predicted low in every run: 25, 33 and 38% with threads, 41, 44
+  and 21% with MPI in the three runs since the ramp moved (10-67% and
+  23-47% in the nine before), although its packed messages are now
+  charged both their copies (docs/cost-model.md, "Decisions and limits").
+  `vecbsp run --profile` shows why: its supersteps
   run one process at a time (at n = 160, threads: process 1 builds and
   sends every tails segment, 0.29-0.45 ms, while process 0 waits; process
   0 unpacks and redistributes them, 0.53-0.79 ms; process 1 sums its
@@ -180,8 +182,10 @@ cat <<'EOT'
   0.4 ns for data the process wrote itself.
 - **Accumulators of a few words**: matvec (2) with m = 8 folds 10^6 rows
   of 8 into an accumulator of 64 bytes and is predicted 13-22% low at
-  p = 1 (matvec (1), the same work, -13% to +10%), which orders the two
-  wrongly where (2) measures 10-30% slower. Its stores over the
+  p = 1 in the last two runs (matvec (1), the same work, -17% to +10%),
+  which orders the two wrongly where (2) measures 10-30% slower: 12 of the
+  15 ranking misses of the last run, all the others matvec (1) against (2)
+  too. Its stores over the
   accumulator are free in the model (docs/cost-model.md, "Calibration");
   charging them at the store unit fixes m = 8 but puts matvec (2) with
   n = 8 and on square matrices 10-25% high: the cost is in the rows of
