@@ -161,7 +161,6 @@ static const char *mangle(Cg *g, Type *t) {
 
 static const char *ctype(Cg *g, Type *t) { return fmt(g, "t_%s", mangle(g, t)); }
 
-
 static int words_of(Type *t) { return t->kind == T_PAIR ? words_of(t->a) + words_of(t->b) : 1; }
 
 static void pair_helpers(Cg *g, Type *t) {

@@ -310,12 +310,13 @@ static void find_vector_folds(Ir *e) {
 }
 
 //
-// Received blocks: a worker reads its block of the region's argument where
-// the message holds it, until the next barrier, when the layout allows
-// (docs/compiler.md, "What is counted"): elements whose scalars are words,
-// or rows of such (of one length, as the message says), unless a stage
-// keeps the rows past a barrier (prefix's first pass, inits and tails
-// store descriptors of them).
+// Messages whose form is the memory layout (docs/compiler.md, "What is
+// counted"): vectors of elements whose scalars are words, or of rows of
+// such (of one length, as the message says). The sender hands them to
+// bsp_send where they lie, and a worker reads its block of the region's
+// argument where the message holds it, until the next barrier, unless a
+// stage keeps the rows past a barrier (prefix's first pass, inits and
+// tails store descriptors of them).
 //
 
 bool ir_word_flat(Type *t) {
@@ -328,8 +329,8 @@ bool plan_sent_in_place(Type *t) {
 }
 
 bool plan_block_in_place(const Region *r, Type *t) {
+  if (!plan_sent_in_place(t)) return false;
   if (ir_word_flat(t->a)) return true;
-  if (t->a->kind != T_VEC || !ir_word_flat(t->a->a)) return false;
   for (int s = 0; s < r->nstages; s++)
     if (r->stages[s]->kind == IR_PREFIX || r->stages[s]->kind == IR_INITS || r->stages[s]->kind == IR_TAILS) return false;
   return true;
