@@ -118,6 +118,30 @@ void bsp_proc_free(struct bsp_proc *proc)
 /* Only the first of several simultaneous failures gets to print. */
 static atomic_flag bsp_halting = ATOMIC_FLAG_INIT;
 
+/* One write(2) for the whole message: under mpirun the bytes of each write
+ * are forwarded as a unit, and Open MPI's MPI_ABORT banner would otherwise
+ * land between a prefix and its text. Longer messages are cut short. */
+static void write_message(const char *prefix, const char *fmt, va_list ap)
+{
+    char text[4096];
+    size_t len = 0;
+    if (prefix)
+        len = (size_t)snprintf(text, sizeof text, "%s", prefix);
+    int body = vsnprintf(text + len, sizeof text - len, fmt, ap);
+    if (body > 0)
+        len += (size_t)body;
+    if (len > sizeof text - 2)
+        len = sizeof text - 2;
+    if (prefix)
+        text[len++] = '\n';
+    for (size_t done = 0; done < len;) {
+        ssize_t n = write(STDERR_FILENO, text + done, len - done);
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+}
+
 static _Noreturn void bsp_halt_with(const char *prefix, const char *fmt, va_list ap)
 {
     if (atomic_flag_test_and_set(&bsp_halting)) {
@@ -125,12 +149,8 @@ static _Noreturn void bsp_halt_with(const char *prefix, const char *fmt, va_list
             pause(); /* the winner is ending the program */
     }
     fflush(stdout);
-    if (prefix)
-        fputs(prefix, stderr);
-    vfprintf(stderr, fmt, ap);
-    if (prefix)
-        fputc('\n', stderr);
     fflush(stderr);
+    write_message(prefix, fmt, ap);
     bsp_backend_halt();
 }
 
