@@ -101,6 +101,7 @@ static void local_counts(const ExactCounts *c, MemoryShares shares, double count
   count[CAL_OPS] = (double)c->ops, count[CAL_DIVS] = (double)c->divs, count[CAL_ELEMS] = (double)c->elems;
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->loads, shares.arrays);
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->acc_loads, shares.accumulator);
+  split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->reloads, shares.reloads);
   // A store over the accumulator hits the line its load just brought in:
   // it costs nothing beyond that load (docs/cost-model.md, "Calibration").
   split(count, CAL_STORES, CAL_STORES_MEM, (double)c->stores, shares.arrays);
@@ -121,7 +122,8 @@ double cost_memory_share(const Calibration *cal, double footprint, int p) {
 }
 
 MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x) {
-  return (MemoryShares){cost_memory_share(cal, x->footprint, x->p), cost_memory_share(cal, x->p * x->accumulator, x->p)};
+  return (MemoryShares){cost_memory_share(cal, x->footprint, x->p), cost_memory_share(cal, x->p * x->accumulator, x->p),
+                        cost_memory_share(cal, x->p * x->reload_set, x->p)};
 }
 
 static double local_time(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {

@@ -134,11 +134,13 @@ typedef struct ExactStep ExactStep;
 // growing linearly in between (docs/cost-model.md, "Calibration").
 double cost_memory_share(const Calibration *cal, double footprint, int p);
 // The shares of a run's traffic served from memory: of its arrays (the
-// footprint's), and of the accumulators folds overwrite in place (that of
-// the largest, one per process).
+// footprint's), of the accumulators folds overwrite in place (that of the
+// largest, one per process), and of the data read again (the largest set
+// one application touches, one per process).
 typedef struct MemoryShares {
   double arrays;       // loads, stores, unpacked words, h-relations
   double accumulator;  // acc_loads
+  double reloads;      // reloads: those of the largest set read again (ExactResult's reload_set)
 } MemoryShares;
 typedef struct ExactResult ExactResult;
 MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x);

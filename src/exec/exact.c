@@ -64,6 +64,8 @@ typedef struct Ex {
   bool truncated;         // some were not listed
   int64_t closed, W, H;   // supersteps closed, and totals
   int64_t accumulator;    // words of the largest accumulator overwritten in place
+  Ir *applying;           // the skeleton or iter whose function is being applied (NULL: none)
+  int64_t reload_set;     // words of the largest application that reads an operand again
 } Ex;
 
 static Shape *ev(Ex *x, Ir *e);
@@ -83,6 +85,8 @@ static void counts_add(Counts *to, const Counts *c, int64_t times) {
   for (int k = 0; k < LAT_CLASSES; k++) to->carried[k] += c->carried[k] * times;
   to->exits += c->exits * times;
   to->acc_loads += c->acc_loads * times;
+  to->reloads += c->reloads * times;
+  to->invariant += c->invariant * times;
 }
 
 static void counts_max(Counts *to, const Counts *c) {
@@ -97,6 +101,7 @@ static void counts_max(Counts *to, const Counts *c) {
     if (c->carried[k] > to->carried[k]) to->carried[k] = c->carried[k];
   if (c->exits > to->exits) to->exits = c->exits;
   if (c->acc_loads > to->acc_loads) to->acc_loads = c->acc_loads;
+  if (c->reloads > to->reloads) to->reloads = c->reloads;
 }
 
 // iterations of a loop whose carried dependency is carried (plan.c).
@@ -231,19 +236,36 @@ static void memo_add(Ex *x, MemoEntry e) {
   memo_put(m, e);
 }
 
+// Adds times applications costing c. An operand the function reads in full
+// but does not bind is the same data in every application: read once, then
+// read again (docs/cost-model.md, "Reloads").
+static void count_applications(Ex *x, const Counts *c, int64_t times) {
+  Counts each = *c;
+  each.invariant = 0;
+  counts_add(x->now, &each, times);
+  if (!c->invariant || times < 1) return;
+  x->now->loads += c->invariant;
+  x->now->reloads += c->invariant * (times - 1);
+  int64_t touched = c->loads + c->invariant + c->acc_loads + c->stores;
+  if (times > 1 && touched > x->reload_set) x->reload_set = touched;
+}
+
 // fn's body applied to a (and b), counted times; env is env_key(fn).
 static Shape *apply(Ex *x, Ir *fn, Shape *env, Shape *a, Shape *b, int64_t times) {
   MemoEntry key = {fn, env, a, b, NULL, {0}}, *hit = memo_find(x, &key);
   if (hit) key = *hit;
   else {
     Counts *saved = tally(x, &key.c);
+    Ir *outer = x->applying;
+    x->applying = fn;
     x->env[fn->x->id] = a;
     if (fn->y) x->env[fn->y->id] = b;
     key.r = ev(x, fn->body);
+    x->applying = outer;
     x->now = saved;
     memo_add(x, key);
   }
-  counts_add(x->now, &key.c, times);
+  count_applications(x, &key.c, times);
   return key.r;
 }
 
@@ -434,9 +456,24 @@ static void first_element(Ex *x, Ir *fold, Shape *first) {
   x->now->elems += len(first);
 }
 
+// Whether operand is bound outside the function being applied (an input,
+// or one of the function's free variables): the same in every application.
+static bool invariant(Ex *x, Ir *operand) {
+  if (!x->applying) return false;
+  if (operand->kind == IR_INPUT) return true;
+  if (operand->kind != IR_VAR) return false;
+  for (int i = 0; i < x->nfree[x->applying->id] - 1; i++)
+    if (x->free[x->applying->id][i] == operand->var) return true;
+  return false;
+}
+
 // Where the loads of operand (1: a, 2: b) of e go: a fold's body reads its
-// accumulator in place.
-static int64_t *loads_of(Counts *c, Ir *e, int operand) { return e->in_place == operand ? &c->acc_loads : &c->loads; }
+// accumulator in place; an invariant operand is counted apart until its
+// application is (count_applications).
+static int64_t *loads_of(Ex *x, Counts *c, Ir *e, int operand) {
+  if (e->in_place == operand) return &c->acc_loads;
+  return invariant(x, operand == 1 ? e->a : e->b) ? &c->invariant : &c->loads;
+}
 
 // map, pair_map, c_prod, fold, prefix, inits, tails where they stand: the
 // loads of their stored operands and the stores of their stored results.
@@ -448,8 +485,8 @@ static Shape *local_skeleton(Ex *x, Ir *e) {
     c->stores += len(b) * (2 + array_words(e->ty->a, len(a)));
     return c_prod_vec(x, e, env_key(x, e), a, b);
   }
-  if (!e->a->fused) *loads_of(c, e, 1) += array_words(e->a->ty, len(a));
-  if (e->kind == IR_PAIR_MAP && !e->b->fused) *loads_of(c, e, 2) += array_words(e->b->ty, len(b));
+  if (!e->a->fused) *loads_of(x, c, e, 1) += array_words(e->a->ty, len(a));
+  if (e->kind == IR_PAIR_MAP && !e->b->fused) *loads_of(x, c, e, 2) += array_words(e->b->ty, len(b));
   if (e->kind != IR_FOLD && !e->fused) {  // its result, stored (or written over the accumulator)
     int64_t result = e->kind == IR_INITS || e->kind == IR_TAILS ? 2 * len(a) : array_words(e->ty, len(a));
     if (!e->in_place) c->stores += result;
@@ -923,5 +960,5 @@ void exact_cost(Arena *arena, Program *prog, const int64_t *params, int p, Exact
   ev(&x, ir->main);
   barrier(&x, prog->main->pos, "end");  // the last superstep, ending the program
   *out = (ExactResult){x.steps, x.nsteps, x.truncated, x.p, x.W, x.H, x.closed - 1, (int64_t)x.sh.table.count,
-                       footprint(&x), (double)x.accumulator};
+                       footprint(&x), (double)x.accumulator, (double)x.reload_set};
 }

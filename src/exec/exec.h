@@ -137,6 +137,10 @@ typedef struct ExactCounts {
   int64_t exits;     // loop exits mispredicted: of long loops whose trip count changed since their last run
   int64_t acc_loads;   // words read from a fold's accumulator that its body overwrites in place
                        // (the stores over them are not counted: they cost nothing more)
+  int64_t reloads;     // words read again: an operand bound outside a skeleton's function, read
+                       // in full by each application, from its second application on
+  int64_t invariant;   // while one application is tallied: its loads of such operands (apply
+                       // turns them into one application's loads and the rest's reloads)
 } ExactCounts;
 
 typedef struct ExactStep {
@@ -161,6 +165,8 @@ typedef struct ExactResult {
   double footprint;  // words of memory one run touches: the inputs, every word stored and
                      // every word copied into or out of a message
   double accumulator;  // words of the largest accumulator a fold overwrites in place (on one process)
+  double reload_set;   // words one application touches, of the largest that reads an operand again
+                       // (on one process): what must stay in the cache for reloads to hit it
 } ExactResult;
 
 enum { EXACT_STEPS_LISTED = 100000 };

@@ -630,7 +630,7 @@ static void test_calibration(void) {
   // process 0, which sends the 5 rows of 7 to process 1 from where they
   // lie) and its time.
   double step[CAL_TERMS];
-  cost_step_counts(&(Calibration){0}, &rows.steps[0], 2, true, (MemoryShares){0, 0}, step);
+  cost_step_counts(&(Calibration){0}, &rows.steps[0], 2, true, (MemoryShares){0, 0, 0}, step);
   CHECK(step[CAL_STORES] == 0 && step[CAL_WORDS] == 35 && step[CAL_WORDS_MEM] == 0 && step[CAL_BARRIERS] == 1,
         "fetch step counts: %g %g %g", step[CAL_STORES], step[CAL_WORDS], step[CAL_BARRIERS]);
   double some[CAL_TERMS] = {[CAL_OPS] = 3, [CAL_LOADS] = 4, [CAL_LAT_SELECT] = 1, [CAL_WORDS] = 5, [CAL_BARRIERS] = 1};
@@ -641,11 +641,11 @@ static void test_calibration(void) {
   // The local time: the slower of the work and the carried latency.
   double unit[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5, [CAL_LAT_SELECT] = 10};
   ExactCounts work = {.ops = 3, .loads = 4, .carried = {[LAT_SELECT] = 1}};
-  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0, 0}) == 11 && cost_local_seconds(unit, &work, (MemoryShares){1, 1}) == 23 &&
-            cost_local_seconds(unit, &work, (MemoryShares){0.25, 0.25}) == 14,
+  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0, 0, 0}) == 11 && cost_local_seconds(unit, &work, (MemoryShares){1, 1, 1}) == 23 &&
+            cost_local_seconds(unit, &work, (MemoryShares){0.25, 0.25, 0.25}) == 14,
         "work-bound: 3 + 4 * 2 in cache, 3 + 4 * 5 in memory, 3 + 3 * 2 + 1 * 5 a quarter in memory");
   work.carried[LAT_SELECT] = 2;
-  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0, 0}) == 20, "latency-bound: 2 * 10");
+  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0, 0, 0}) == 20, "latency-bound: 2 * 10");
   Calibration cache = {.cache_bytes = 800};
   CHECK(cost_memory_share(&cache, 50, 1) == 0 && cost_memory_share(&cache, 75, 1) == 0.5 &&
             cost_memory_share(&cache, 100, 1) == 1 && cost_memory_share(&cache, 1000, 1) == 1 &&
@@ -720,13 +720,55 @@ static void test_vector_folds(void) {
   // Priced: the accumulator's loads at its own share, whatever the arrays'.
   double unit[CAL_TERMS] = {[CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5};
   ExactCounts acc = {.acc_loads = 4};
-  CHECK(cost_local_seconds(unit, &acc, (MemoryShares){1, 0}) == 8 && cost_local_seconds(unit, &acc, (MemoryShares){0, 1}) == 20,
+  CHECK(cost_local_seconds(unit, &acc, (MemoryShares){1, 0, 0}) == 8 && cost_local_seconds(unit, &acc, (MemoryShares){0, 1, 0}) == 20,
         "4 accumulator loads at 2 in cache, at 5 from memory");
   Calibration cache = {.cache_bytes = 800};
   MemoryShares shares = cost_memory_shares(&cache, &(ExactResult){.p = 1, .footprint = 1000, .accumulator = 75});
   CHECK(shares.arrays == 1 && shares.accumulator == 0.5, "shares: 8000 bytes all in memory, 600 half way from 400 to 800");
   shares = cost_memory_shares(&cache, &(ExactResult){.p = 2, .footprint = 1000, .accumulator = 25});
   CHECK(shares.accumulator == (400 - 200) / 800.0, "two accumulators of 200 bytes at p = 2: %g", shares.accumulator);
+  arena_free(a);
+}
+
+//
+// Reloads: an operand each application reads in full, bound outside it.
+//
+
+static void test_reloads(void) {
+  Arena *a = arena_new();
+  Program *matvec1 = load_file(a, "examples/matvec1.vec");
+  // p = 1, m = 3 rows of n = 10: the rows' descriptors (6 words), each row
+  // (10) and v, read by the first row's product (10) and read again by the
+  // other two (20); one application touches a row and v (20 words).
+  ExactResult x;
+  exact_cost(a, matvec1, params_of(a, matvec1, "m=3 n=10"), 1, &x);
+  const ExactCounts *c = &x.steps[0].procs[0];
+  CHECK(c->loads == 6 + 30 + 10 && c->reloads == 20 && c->invariant == 0 && x.reload_set == 20,
+        "matvec1: loads %lld reloads %lld invariant %lld, set %g", (long long)c->loads, (long long)c->reloads,
+        (long long)c->invariant, x.reload_set);
+  // A vector the function makes itself is new in every application.
+  Program *own = load_text(a, "param m n\ninput M : [m][n]int\n"
+                              "main = map (\\r -> let w = map (\\z -> z + 1) r in fold (+) (pair_map (*) (w, w))) M\n");
+  exact_cost(a, own, params_of(a, own, "m=3 n=10"), 1, &x);
+  CHECK(x.steps[0].procs[0].reloads == 0 && x.reload_set == 0, "a vector made per row is not read again: %lld",
+        (long long)x.steps[0].procs[0].reloads);
+  // At p = 2 (blocks of 2 and 3 rows) each process reads v again for all
+  // but its first row.
+  exact_cost(a, matvec1, params_of(a, matvec1, "m=5 n=10"), 2, &x);
+  int64_t again[2] = {0, 0};
+  for (int i = 0; i < x.nsteps; i++)
+    for (int k = 0; k < 2; k++) again[k] += x.steps[i].procs[k].reloads;
+  CHECK(again[0] == 10 && again[1] == 20, "matvec1 at p = 2, rows 2 and 3: reloads %lld %lld", (long long)again[0],
+        (long long)again[1]);
+  // Priced at their own share: 4 words at 2 in cache, at 5 from memory;
+  // the share from the set one application touches, one per process.
+  double unit[CAL_TERMS] = {[CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5};
+  ExactCounts re = {.reloads = 4};
+  CHECK(cost_local_seconds(unit, &re, (MemoryShares){1, 1, 0}) == 8 && cost_local_seconds(unit, &re, (MemoryShares){0, 0, 1}) == 20,
+        "4 reloads at 2 in cache, at 5 from memory");
+  Calibration cache = {.cache_bytes = 800};
+  MemoryShares shares = cost_memory_shares(&cache, &(ExactResult){.p = 1, .footprint = 1000, .reload_set = 75});
+  CHECK(shares.arrays == 1 && shares.reloads == 0.5, "a set of 600 bytes: half way from 400 to 800");
   arena_free(a);
 }
 
@@ -737,7 +779,7 @@ static const struct {
     {"matvec-paper", test_matvec_paper}, {"matvec-exact", test_matvec_exact}, {"builtins", test_builtins},
     {"exact-blocks", test_exact_blocks}, {"symbolic", test_symbolic},         {"errors", test_errors},
     {"shapes", test_shapes},             {"plan", test_plan},                 {"calibration", test_calibration},
-    {"vector-folds", test_vector_folds},
+    {"vector-folds", test_vector_folds}, {"reloads", test_reloads},
 };
 
 int main(int argc, char **argv) {
