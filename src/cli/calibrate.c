@@ -75,9 +75,23 @@ static CalibrationRun model_run(const ExactResult *x, const Calibration *guess) 
   return run;
 }
 
-// Runs one program at one size: the measured local time and its counts.
+// The time an earlier probe recorded for the size-th run of program at p
+// (its "calibration_runs"), or 0 if it has none.
+static double recorded_seconds(const json_t *recorded, const char *program, int p, int size) {
+  size_t i;
+  json_t *row;
+  json_array_foreach(recorded, i, row) {
+    const char *name = json_string_value(json_object_get(row, "program"));
+    if (name && strcmp(name, program) == 0 && json_integer_value(json_object_get(row, "p")) == p && size-- == 0)
+      return json_number_value(json_object_get(row, "seconds"));
+  }
+  return 0;
+}
+
+// Runs one program at one size (or looks its time up in recorded): the
+// measured local time and its counts.
 static CalibrationRun measure_one(Arena *a, const CalProgram *cp, int size, const Options *base, int p,
-                                  const Calibration *guess) {
+                                  const Calibration *guess, const json_t *recorded) {
   Program *prog = cli_load_string(a, cp->name, cp->source);
   Options opt = *base;
   opt.defines = (const char **)cp->sizes[size];
@@ -86,6 +100,10 @@ static CalibrationRun measure_one(Arena *a, const CalProgram *cp, int size, cons
   ExactResult x;
   exact_cost(a, prog, params, p, &x);
   CalibrationRun run = model_run(&x, guess);
+  if (recorded) {
+    run.seconds = recorded_seconds(recorded, cp->name, p, size);
+    return run;
+  }
   RunOutcome o = runner_measure(a, runner_build(a, prog, &opt), &opt, p);
   run.seconds = o.median;
   runner_free(&o);
@@ -93,13 +111,14 @@ static CalibrationRun measure_one(Arena *a, const CalProgram *cp, int size, cons
 }
 
 // Measures each program at each size (at p processes), appending the runs
-// and their report rows.
+// and their report rows; with recorded, the runs it has.
 static int measure_all(Arena *a, const CalProgram *progs, int nprogs, int sizes, const Options *base, int p,
-                       const Calibration *guess, CalibrationRun *runs, json_t *report) {
+                       const Calibration *guess, const json_t *recorded, CalibrationRun *runs, json_t *report) {
   int n = 0;
   for (int i = 0; i < nprogs; i++)
     for (int size = 0; size < sizes && progs[i].sizes[size][0]; size++) {
-      CalibrationRun r = measure_one(a, &progs[i], size, base, p, guess);
+      CalibrationRun r = measure_one(a, &progs[i], size, base, p, guess, recorded);
+      if (recorded && r.seconds <= 0) continue;
       json_t *row = json_pack("{s:s, s:i, s:f}", "program", progs[i].name, "p", p, "seconds", r.seconds);
       for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(row, cal_term_names[t], json_real(r.count[t]));
       json_array_append_new(report, row);
@@ -176,24 +195,25 @@ static void fit_exchange(CalibrationRun *runs, int n, double unit[CAL_TERMS]) {
   fit_rest(runs, n, terms, unit);
 }
 
-json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, const char *effort) {
+json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, const char *effort,
+                      const json_t *recorded) {
   Arena *a = arena_new();
   Options base = {.backend = backend, .has_seed = true, .seed = 1};
   base.repeat = effort && strcmp(effort, "--quick") == 0 ? 1 : effort && strcmp(effort, "--long") == 0 ? 21 : 11;
-  int sizes = effort && strcmp(effort, "--quick") == 0 ? 1 : 3;
+  int sizes = effort && strcmp(effort, "--quick") == 0 && !recorded ? 1 : 3;
   CalibrationRun runs[(NLATENCY + 2 * NPROGRAMS) * 3];
   json_t *report = json_array();
   // The busiest process is chosen by operations first (one per 1/s seconds),
   // then by the units fitted at p = 1.
   Calibration guess = {.present = true, .unit = {1 / s, 1 / s}, .cache_bytes = cache_bytes};
-  int nlat = measure_all(a, latency_programs, NLATENCY, sizes, &base, 1, &guess, runs, report);
-  int nthr = measure_all(a, programs, NPROGRAMS, sizes, &base, 1, &guess, runs + nlat, report);
+  int nlat = measure_all(a, latency_programs, NLATENCY, sizes, &base, 1, &guess, recorded, runs, report);
+  int nthr = measure_all(a, programs, NPROGRAMS, sizes, &base, 1, &guess, recorded, runs + nlat, report);
   int plain = exits_last(runs + nlat, nthr);
   fit_local(runs, nlat, runs + nlat, plain, guess.unit);
   fit_rest(runs + nlat + plain, nthr - plain, (bool[CAL_TERMS]){[CAL_EXITS] = true}, guess.unit);
   int n = nlat + nthr;
   if (p > 1) {
-    int np = measure_all(a, programs, NPROGRAMS, sizes, &base, p, &guess, runs + n, report);
+    int np = measure_all(a, programs, NPROGRAMS, sizes, &base, p, &guess, recorded, runs + n, report);
     fit_exchange(runs + n, np, guess.unit);
     n += np;
   }

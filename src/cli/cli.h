@@ -36,6 +36,7 @@ typedef struct Options {
   bool profile;            // --profile (run)
   const char *output;      // -o FILE
   const char *effort;      // --quick or --long (probe), NULL for the default
+  const char *refit;       // --refit FILE.json (probe): refit its recorded calibration runs
 } Options;
 
 // Parses argv[1..] (argv[0] is the subcommand name). Unknown flags and
@@ -93,8 +94,10 @@ double runner_median(double *v, int64_t n);
 
 // calibrate.c: the exact model's per-unit times on this machine, fitted to
 // runs of small programs at p processes (s: operations per second): {"calibration": {...},
-// "calibration_r2": R2, "calibration_runs": [...]}.
-json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, const char *effort);
+// "calibration_r2": R2, "calibration_runs": [...]}. With recorded (the
+// "calibration_runs" of an earlier probe) nothing runs: its times are refitted.
+json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, const char *effort,
+                      const json_t *recorded);
 
 // Shared by cost and sweep (cost.c): the model and machine the options ask
 // for, and output helpers.

@@ -14,7 +14,7 @@ static const struct {
     {"sweep", cmd_sweep, "sweep FILE... --vary NAME=FROM:TO:STEP [-D..] [--csv|--json] [--plot OUT.svg]"},
     {"run", cmd_run, "run FILE [-D..] [--input..|--random SEED] [-p P] [--backend threads|mpi] [--profile] [--json]"},
     {"compile", cmd_compile, "compile FILE -o OUT.c"},
-    {"probe", cmd_probe, "probe [-p P] [--backend threads|mpi] [-o FILE.json] [--json]"},
+    {"probe", cmd_probe, "probe [-p P] [--backend threads|mpi] [--refit FILE.json] [-o FILE.json] [--json]"},
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };
 

@@ -112,6 +112,8 @@ void cli_parse_options(int argc, char **argv, Options *opt) {
       opt->profile = true;
     } else if (is_flag(a, "--quick") || is_flag(a, "--long")) {
       opt->effort = a;
+    } else if (is_flag(a, "--refit")) {
+      opt->refit = flag_value(argc, argv, &i, "--refit");
     } else if (is_flag(a, "-o")) {
       opt->output = flag_value(argc, argv, &i, "-o");
     } else {

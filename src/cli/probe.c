@@ -15,6 +15,7 @@ struct probe_opts {
     const char *out;     /* -o FILE.json, or NULL */
     int json;            /* --json: the JSON on stdout */
     const char *effort;  /* "--quick", "--long" or NULL */
+    const char *refit;   /* --refit FILE.json: an earlier probe to refit, or NULL */
     Arena *arena;        /* for paths */
 };
 
@@ -34,12 +35,15 @@ static void parse_opts(int argc, char **argv, struct probe_opts *o)
     Options opt;
     cli_parse_options(argc, argv, &opt);
     if (opt.nfiles || opt.ndefines || opt.ninputs || opt.machine || opt.model)
-        fatal("probe takes only -p, --backend, -o, --json, --quick and --long");
+        fatal("probe takes only -p, --backend, -o, --json, --quick, --long and --refit");
+    if (opt.refit && (opt.p || opt.backend || opt.effort))
+        fatal("--refit takes the processes, the backend and the runs from its file");
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     *o = (struct probe_opts){
         .p = opt.p ? opt.p : cores > 0 ? (int)cores : 1,
         .backend = opt.backend ? opt.backend : "threads",
-        .out = opt.output, .json = opt.json, .effort = opt.effort, .arena = arena_new()};
+        .out = opt.output, .json = opt.json, .effort = opt.effort, .refit = opt.refit,
+        .arena = arena_new()};
 }
 
 /* Runs bsprun -n P bspprobe -o tmp and returns bspprobe's JSON. */
@@ -130,6 +134,33 @@ static json_t *machine_json(const struct probe_opts *o, json_t *raw)
     return m;
 }
 
+/* The machine file of an earlier probe, for --refit: its calibration runs
+ * are checked here, the rest by check_result. */
+static json_t *load_recorded(struct probe_opts *o)
+{
+    json_error_t err;
+    json_t *m = json_load_file(o->refit, 0, &err);
+    if (!m)
+        return probe_error("%s: %s", o->refit, err.text), NULL;
+    const char *backend = json_string_value(json_object_get(m, "backend"));
+    json_t *runs = json_object_get(m, "calibration_runs"), *row;
+    bool ok = backend && (strcmp(backend, "threads") == 0 || strcmp(backend, "mpi") == 0) &&
+              json_integer_value(json_object_get(m, "p")) >= 1 && json_is_array(runs);
+    size_t i;
+    json_array_foreach(runs, i, row) {
+        ok = ok && json_is_string(json_object_get(row, "program")) && json_is_integer(json_object_get(row, "p")) &&
+             json_number_value(json_object_get(row, "seconds")) >= 0;
+    }
+    if (!ok) {
+        json_decref(m);
+        return probe_error("%s: not a machine file of `vecbsp probe` (backend, p and calibration_runs)",
+                           o->refit), NULL;
+    }
+    o->backend = backend;
+    o->p = (int)json_integer_value(json_object_get(m, "p"));
+    return m;
+}
+
 static int check_result(json_t *m)
 {
     const char *keys[] = {"s", "g", "l", "g_seconds", "l_seconds"};
@@ -160,14 +191,21 @@ int cmd_probe(int argc, char **argv)
 {
     struct probe_opts o;
     parse_opts(argc, argv, &o);
-    json_t *raw = run_probe(&o);
-    if (!raw)
+    json_t *machine;
+    if (o.refit) {
+        machine = load_recorded(&o);
+    } else {
+        json_t *raw = run_probe(&o);
+        machine = raw ? machine_json(&o, raw) : NULL;
+        json_decref(raw);
+    }
+    if (!machine)
         return 1;
-    json_t *machine = machine_json(&o, raw);
-    json_decref(raw);
     int rc = check_result(machine);
     if (rc == 0) {
-        json_t *cal = cli_calibrate(o.backend, o.p, number(machine, "s"), number(machine, "cache_bytes"), o.effort);
+        json_t *recorded = o.refit ? json_object_get(machine, "calibration_runs") : NULL;
+        json_t *cal = cli_calibrate(o.backend, o.p, number(machine, "s"), number(machine, "cache_bytes"), o.effort,
+                                    recorded);
         json_object_update(machine, cal);
         json_decref(cal);
     }

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# refit.sh VECBSP: `vecbsp probe --refit` on a recorded probe
+# (machine-refit.json, the runs of a real one at p = 2): the fit is
+# linear in the times, so doubling every recorded time must double every
+# unit and leave r^2 as it was; bad files and options are errors.
+set -u
+vecbsp=$1
+here=$(dirname "$0")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+# units FILE: "name value" for each unit of the calibration, and r2.
+units() {
+  awk '/^  "calibration": \{/ { on = 1; next } on && /^  \}/ { on = 0 }
+       on { gsub(/[",]/, ""); sub(/:/, ""); print $1, $2 }
+       /^  "calibration_r2":/ { gsub(/,/, ""); print "r2", $2 }' "$1"
+}
+
+"$vecbsp" probe --refit "$here/machine-refit.json" -o "$tmp/once.json" || fail "refit failed"
+awk '/"seconds":/ { sub(/[0-9.eE+-]+$/, sprintf("%.17g", 2 * $2)) } { print }' "$here/machine-refit.json" >"$tmp/twice-runs.json"
+"$vecbsp" probe --refit "$tmp/twice-runs.json" -o "$tmp/twice.json" || fail "refit of doubled times failed"
+units "$tmp/once.json" >"$tmp/once.txt"
+units "$tmp/twice.json" >"$tmp/twice.txt"
+[ "$(wc -l <"$tmp/once.txt")" -eq 19 ] || fail "expected 18 units and r2, got: $(cat "$tmp/once.txt")"
+awk '$1 == "elem" && !($2 > 0) { exit 1 }' "$tmp/once.txt" || fail "no time per element"
+# Each recorded time goes with its own program and size: the fit explains
+# them (r^2 0.97; 0.61 with each time given to the next size).
+awk '$1 == "r2" && !($2 > 0.9) { exit 1 }' "$tmp/once.txt" || fail "r^2 $(grep r2 "$tmp/once.txt"): runs mismatched?"
+paste "$tmp/once.txt" "$tmp/twice.txt" | awk '
+  { want = $1 == "r2" ? $2 : 2 * $2
+    if ($1 != $3 || (want == 0 ? $4 != 0 : ($4 / want - 1) ^ 2 > 1e-18)) { print "  " $0; bad = 1 } }
+  END { exit bad }' || fail "doubled times did not give doubled units and the same r2"
+grep -q '"calibration_runs"' "$tmp/once.json" || fail "the refitted file lists no runs"
+
+# expect_error LINE CMD...: exit status 1, LINE on stderr.
+expect_error() {
+  local want=$1
+  shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local status=$?
+  [ $status -eq 1 ] || fail "$* exited with $status"
+  grep -qF "$want" "$tmp/err" || fail "$*: stderr lacks '$want': $(cat "$tmp/err")"
+}
+expect_error "vecbsp: error: $tmp/none.json:" "$vecbsp" probe --refit "$tmp/none.json"
+echo '{"backend": "threads", "p": 2, "s": 1}' >"$tmp/bare.json"
+expect_error "vecbsp: error: $tmp/bare.json: not a machine file" "$vecbsp" probe --refit "$tmp/bare.json"
+expect_error "vecbsp: error: --refit takes the processes" "$vecbsp" probe --refit "$here/machine-refit.json" -p 2
+[ -e "$tmp/out.json" ] && fail "an error wrote a file"
+
+[ $failed -eq 0 ] && echo "refit: ok"
+exit $failed
