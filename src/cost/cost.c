@@ -107,6 +107,7 @@ static void local_counts(const ExactCounts *c, MemoryShares shares, double count
   split(count, CAL_STORES, CAL_STORES_MEM, (double)c->stores, shares.arrays);
   split(count, CAL_UNPACKED, CAL_UNPACKED_MEM, (double)c->unpacked, shares.arrays);
   count[CAL_VECTORS] = (double)c->vectors;
+  count[CAL_MULS] = (double)c->muls;
   for (int k = 0; k < LAT_CLASSES; k++) count[CAL_LAT_FAST + k] = (double)c->carried[k];
   count[CAL_EXITS] = (double)c->exits;
 }

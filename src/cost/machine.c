@@ -60,7 +60,7 @@ static void read_constants(Reader *r, json_t *obj, CostConstants *k) {
 }
 
 const char *const cal_term_names[CAL_TERMS] = {
-    "op", "div", "elem", "load", "store", "load_mem", "store_mem", "unpack", "unpack_mem", "vector", "lat_fast", "lat_select", "lat_mul", "lat_div",
+    "op", "div", "elem", "load", "store", "load_mem", "store_mem", "unpack", "unpack_mem", "vector", "mul", "lat_fast", "lat_select", "lat_mul", "lat_div",
     "exit", "word", "word_mem", "barrier"};
 
 // "calibration": {"op": seconds, ...}: the exact model's per-unit times.

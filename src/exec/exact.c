@@ -77,6 +77,7 @@ static Shape *ev(Ex *x, Ir *e);
 static void counts_add(Counts *to, const Counts *c, int64_t times) {
   to->ops += c->ops * times;
   to->divs += c->divs * times;
+  to->muls += c->muls * times;
   to->elems += c->elems * times;
   to->loads += c->loads * times;
   to->stores += c->stores * times;
@@ -92,6 +93,7 @@ static void counts_add(Counts *to, const Counts *c, int64_t times) {
 static void counts_max(Counts *to, const Counts *c) {
   if (c->ops > to->ops) to->ops = c->ops;
   if (c->divs > to->divs) to->divs = c->divs;
+  if (c->muls > to->muls) to->muls = c->muls;
   if (c->elems > to->elems) to->elems = c->elems;
   if (c->loads > to->loads) to->loads = c->loads;
   if (c->stores > to->stores) to->stores = c->stores;
@@ -394,6 +396,7 @@ static Shape *binop(Ex *x, Ir *e) {
   if (e->lazy && known(a) && (a->n.k != 0) == (e->op == OP_OR)) return a;
   Shape *b = ev(x, e->b);
   x->now->divs += e->op == OP_DIV || e->op == OP_MOD;
+  x->now->muls += e->op == OP_MUL && e->a->kind != IR_INT && e->b->kind != IR_INT;
   int64_t v;
   if (known(a) && known(b) && size_arith(e->op, a->n.k, b->n.k, &v)) return size(x, v);
   return shape_unit(&x->sh);

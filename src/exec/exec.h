@@ -128,6 +128,7 @@ typedef enum { LAT_FAST, LAT_SELECT, LAT_MUL, LAT_DIV, LAT_CLASSES } LatClass;
 typedef struct ExactCounts {
   int64_t ops;     // primitive scalar operations
   int64_t divs;    // of which / and %
+  int64_t muls;    // of which * with no literal operand (by a literal, the compiler shifts and adds)
   int64_t elems;   // skeleton loop iterations (elements mapped, operator applications, iter rounds)
   int64_t loads;   // 8-byte words read from stored arrays (a received block included)
   int64_t stores;  // 8-byte words written to stored arrays (results, copies, packing)

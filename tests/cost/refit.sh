@@ -23,7 +23,7 @@ awk '/"seconds":/ { sub(/[0-9.eE+-]+$/, sprintf("%.17g", 2 * $2)) } { print }' "
 "$vecbsp" probe --refit "$tmp/twice-runs.json" -o "$tmp/twice.json" || fail "refit of doubled times failed"
 units "$tmp/once.json" >"$tmp/once.txt"
 units "$tmp/twice.json" >"$tmp/twice.txt"
-[ "$(wc -l <"$tmp/once.txt")" -eq 19 ] || fail "expected 18 units and r2, got: $(cat "$tmp/once.txt")"
+grep -q '^r2 ' "$tmp/once.txt" && [ "$(wc -l <"$tmp/once.txt")" -ge 19 ] || fail "expected 18 units or more and r2, got: $(cat "$tmp/once.txt")"
 awk '$1 == "elem" && !($2 > 0) { exit 1 }' "$tmp/once.txt" || fail "no time per element"
 # Each recorded time goes with its own program and size: the fit explains
 # them (r^2 0.97; 0.61 with each time given to the next size).

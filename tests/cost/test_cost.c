@@ -505,7 +505,7 @@ static ExactCounts counts_of(Arena *a, Program *prog, const char *params, int p,
   ExactCounts c = {0};
   for (int i = 0; i < x.nsteps; i++) {
     const ExactCounts *s = &x.steps[i].procs[pid];
-    c.ops += s->ops, c.elems += s->elems, c.loads += s->loads, c.stores += s->stores, c.exits += s->exits;
+    c.ops += s->ops, c.divs += s->divs, c.muls += s->muls, c.elems += s->elems, c.loads += s->loads, c.stores += s->stores, c.exits += s->exits;
     for (int k = 0; k < LAT_CLASSES; k++) c.carried[k] += s->carried[k];
   }
   if (footprint) *footprint = x.footprint;
@@ -558,6 +558,11 @@ static void test_calibration(void) {
   ExactCounts c = counts_of(a, prog, "n=10 m=7", 1, 0, &footprint);
   CHECK(c.elems == 10 + 10 * 7, "elements of fused loops: %lld", (long long)c.elems);
   CHECK(footprint == 10 * 7 + 10, "footprint: the input and the result stored: %g", footprint);
+  // Multiplications by a literal are shifts and adds; the others are muls.
+  prog = load_text(a, "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> x * x + 3 * x + x * 5 + x / 2) v)\n");
+  c = counts_of(a, prog, "n=10", 1, 0, NULL);
+  CHECK(c.muls == 10 && c.divs == 10 && c.ops == 10 * 7 + 9, "muls %lld divs %lld ops %lld", (long long)c.muls,
+        (long long)c.divs, (long long)c.ops);
   // Messages at p = 2: a block of rows of one length goes by its stride (a
   // descriptor read and built per row) from where the rows lie (no packing:
   // 0 stores at process 0), and the receiver reads the rows where the
