@@ -162,38 +162,36 @@ cat <<'EOT'
   sizes at p = 2): a barrier's cost varies with when the processes reach it.
 - **Loops over segments of varying length** (mss1-mss3): their exits are
   mispredicted once longer than about 64 iterations (docs/cost-model.md,
-  "Loop exits"); the limit is not sharp, and the smallest sizes (n <= 64),
-  where work and latency are about equal, are predicted up to 40% high.
-- **Memory at p = 2**: the cache ramp at p > 1 (from a quarter of the
-  cache to five quarters, docs/cost-model.md, "Calibration") is a compromise
-  between programs whose processes stream their blocks at once and programs
-  that exchange most of what they compute. mss1 at n = 160 (22 MB) is
-  still predicted low in every run: 25, 33 and 38% with threads, 41, 44
-  and 21% with MPI in the three runs since the ramp moved (10-67% and
-  23-47% in the nine before), although its packed messages are now
-  charged both their copies (docs/cost-model.md, "Decisions and limits").
-  `vecbsp run --profile` shows why: its supersteps
-  run one process at a time (at n = 160, threads: process 1 builds and
-  sends every tails segment, 0.29-0.45 ms, while process 0 waits; process
-  0 unpacks and redistributes them, 0.53-0.79 ms; process 1 sums its
-  segments, 0.31-0.43 ms, where the model has 0.18, 0.38 and 0.18 ms), and
-  the process that works reads what the other core has just written:
-  summing the received segments in place costs 0.9 ns per element against
-  0.4 ns for data the process wrote itself.
-- **Accumulators of a few words**: matvec (2) with m = 8 folds 10^6 rows
-  of 8 into an accumulator of 64 bytes and is predicted 13-22% low at
-  p = 1 in the last two runs (matvec (1), the same work, -17% to +10%),
-  which orders the two wrongly where (2) measures 10-30% slower: 12 of the
-  15 ranking misses of the last run, all the others matvec (1) against (2)
-  too. Its stores over the
-  accumulator are free in the model (docs/cost-model.md, "Calibration");
-  charging them at the store unit fixes m = 8 but puts matvec (2) with
-  n = 8 and on square matrices 10-25% high: the cost is in the rows of
-  8, not in the stores.
-- **Alternatives that run about as fast**: matvec (1) and (2) take the
-  same time at most sizes since folds of vectors run in place
-  (docs/compiler.md, "Folds of vectors"); where they differ by a little more
-  than 10%, the noise above decides their measured order.
+  "Loop exits"); the limit is not sharp, and the smallest sizes (n <= 128),
+  where work and latency are about equal, are predicted up to 24% high
+  in the last run (mss4).
+- **mss1 at p = 2**: the only runs over 25% at p = 1 and 2 in the last
+  run, at n = 160 (22 MB): -28% with threads, -32% with MPI (25, 33 and
+  38% and 41, 44 and 21% low in the three runs before). `vecbsp run
+  --profile` shows its supersteps run one process at a time (at n = 160,
+  threads: process 1 builds and sends every tails segment, 0.27 ms, the
+  model 0.24; process 0 unpacks and redistributes them, 0.73 ms, the model
+  0.44; process 1 sums its segments, 0.35 ms, the model 0.18). The last
+  one is 1.6-1.9 times the model at n = 120 to 200 with threads and 2-2.3
+  times at n = 80 and 120 with MPI, where the run fits the cache: summing
+  the segments that arrived in the message costs 0.5-1 ns per element,
+  where the model, as for data the process wrote itself, has the add
+  chain's 0.25 ns. Tried and left out: a unit per word read where it
+  arrived, fitted on the probe's runs at p = 2 (they read their blocks at
+  0.03 ns a word with threads, 0.17 with MPI: largest errors 27.4 and
+  31.0%); other ramps from cache to memory at p > 1 (C/4 to C, C/4 to
+  3C/4, C/8 to 3C/4), refitted on three data sets with `vecbsp probe
+  --refit`: each lowered the largest error in some and raised the median
+  in five of the six (docs/cost-model.md, "Calibration").
+- **Alternatives that run about as fast**: matvec (1) and (2), and mss2
+  and mss3, take the same time at most sizes. All 6 ranking misses of the
+  last run are pairs measured 9-11% apart (mss2 against mss3 at n = 112
+  and 224, threads p = 1: 11% apart, predicted equal; matvec (1) against
+  (2) with m = 8, threads p = 2, and n = 8, MPI p = 1: 9-11%, predicted
+  4-10% the other way). Before the exact model counted data read again
+  (docs/cost-model.md, "Reloads"), matvec (1) with m = 8 was charged 8
+  passes over v at memory rates and ordered after (2), where it measures
+  20-25% faster: 12 of the 15 misses of the run before.
 - The **paper model** counts operations only, with the probed s: it cannot
   see memory traffic or latency, which are most of the time of these
   programs.
