@@ -104,6 +104,7 @@ static void counts_max(Counts *to, const Counts *c) {
   if (c->exits > to->exits) to->exits = c->exits;
   if (c->acc_loads > to->acc_loads) to->acc_loads = c->acc_loads;
   if (c->reloads > to->reloads) to->reloads = c->reloads;
+  if (c->invariant > to->invariant) to->invariant = c->invariant;
 }
 
 // iterations of a loop whose carried dependency is carried (plan.c).

@@ -138,6 +138,15 @@ json sweep "$tmp/parallel.vec" "$tmp/sequential.vec" -g 0.1 --vary n=100000:3000
   "crossovers[0].from.n=150000" "crossovers[0].to.n=200000"
 
 # --plot through gnuplot, when it is installed.
+# probe --refit: a file that is not a probe's, or with options of its own.
+expect_error "vecbsp: error: $tmp/none.json: unable to open $tmp/none.json: No such file or directory" \
+  "$vecbsp" probe --refit "$tmp/none.json"
+echo '{"backend": "threads", "p": 2, "s": 1}' >"$tmp/bare.json"
+expect_error "vecbsp: error: $tmp/bare.json: not a machine file of \`vecbsp probe\` (backend, p and calibration_runs)" \
+  "$vecbsp" probe --refit "$tmp/bare.json"
+expect_error "vecbsp: error: --refit takes the processes, the backend and the runs from its file" \
+  "$vecbsp" probe --refit tests/cost/machine-refit.json -p 2
+
 if command -v gnuplot >/dev/null 2>&1; then
   "$vecbsp" sweep $mv1 $mv2 -D n=8 --vary m=1000:5000:1000 --plot "$tmp/plot.svg" >/dev/null || fail "sweep --plot"
   grep -q '<svg' "$tmp/plot.svg" 2>/dev/null || fail "sweep --plot wrote no SVG"

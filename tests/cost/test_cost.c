@@ -757,6 +757,12 @@ static void test_reloads(void) {
   exact_cost(a, own, params_of(a, own, "m=3 n=10"), 1, &x);
   CHECK(x.steps[0].procs[0].reloads == 0 && x.reload_set == 0, "a vector made per row is not read again: %lld",
         (long long)x.steps[0].procs[0].reloads);
+  // In a data if, the dearer branch's: here the one that reads v.
+  Program *branch = load_text(a, "param m n\ninput M : [m][n]int\ninput v : [n]int\n"
+                                 "main = map (\\r -> if hd r > 0 then 0 else fold (+) (pair_map (*) (r, v))) M\n");
+  exact_cost(a, branch, params_of(a, branch, "m=3 n=10"), 1, &x);
+  CHECK(x.steps[0].procs[0].reloads == 20, "v read again in the else branch: %lld",
+        (long long)x.steps[0].procs[0].reloads);
   // At p = 2 (blocks of 2 and 3 rows) each process reads v again for all
   // but its first row.
   exact_cost(a, matvec1, params_of(a, matvec1, "m=5 n=10"), 2, &x);
