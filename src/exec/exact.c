@@ -27,7 +27,8 @@ typedef struct MemoEntry {
   Shape *env;      // its free variables' values, as nested pairs
   Shape *a, *b;    // the arguments (b NULL for one)
   Shape *r;        // the result
-  Counts c;        // what one application costs
+  Counts *c;       // what one application costs (apart: probing the table
+                   // then touches only the keys)
 } MemoEntry;
 
 typedef struct Memo {
@@ -243,10 +244,9 @@ static void memo_add(Ex *x, MemoEntry e) {
 // but does not bind is the same data in every application: read once, then
 // read again (docs/cost-model.md, "Reloads").
 static void count_applications(Ex *x, const Counts *c, int64_t times) {
-  Counts each = *c;
-  each.invariant = 0;
-  counts_add(x->now, &each, times);
+  counts_add(x->now, c, times);
   if (!c->invariant || times < 1) return;
+  x->now->invariant -= c->invariant * times;
   x->now->loads += c->invariant;
   x->now->reloads += c->invariant * (times - 1);
   int64_t touched = c->loads + c->invariant + c->acc_loads + c->stores;
@@ -255,10 +255,11 @@ static void count_applications(Ex *x, const Counts *c, int64_t times) {
 
 // fn's body applied to a (and b), counted times; env is env_key(fn).
 static Shape *apply(Ex *x, Ir *fn, Shape *env, Shape *a, Shape *b, int64_t times) {
-  MemoEntry key = {fn, env, a, b, NULL, {0}}, *hit = memo_find(x, &key);
+  MemoEntry key = {fn, env, a, b, NULL, NULL}, *hit = memo_find(x, &key);
   if (hit) key = *hit;
   else {
-    Counts *saved = tally(x, &key.c);
+    key.c = arena_calloc(x->sh.arena, 1, sizeof *key.c);
+    Counts *saved = tally(x, key.c);
     Ir *outer = x->applying;
     x->applying = fn;
     x->env[fn->x->id] = a;
@@ -268,7 +269,7 @@ static Shape *apply(Ex *x, Ir *fn, Shape *env, Shape *a, Shape *b, int64_t times
     x->now = saved;
     memo_add(x, key);
   }
-  count_applications(x, &key.c, times);
+  count_applications(x, key.c, times);
   return key.r;
 }
 
