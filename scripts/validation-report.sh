@@ -124,7 +124,12 @@ probe (empty sync and g per word, seconds) is within a factor 4 (sync) and
 3 (g) of the one taken right after the machine was probed, and the canary
 (mss2 at n = 168 on p processes, seconds) within 15% of its time then, and
 measures the experiment again if the state changed while it ran. "same"
-says whether the last attempt ran in the probed state.
+says whether the last attempt ran in the probed state. A probe made in a
+passing state is not kept: the machine is probed again (twice at most)
+when its state 10 s after the probe differs from the one right after it
+by more than a factor 1.5 (sync, g) or 15% (canary). And `vecbsp probe`
+measures its runs at p = 1 again (twice at most) when its fit explains
+less than 98% of them.
 
 | backend, p | experiment | attempts | probed: sync, g, canary | before: sync, g, canary | after: sync, g, canary | same |
 |---|---|---|---|---|---|---|

@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "exec/exec.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,23 +196,58 @@ static void fit_exchange(CalibrationRun *runs, int n, double unit[CAL_TERMS]) {
   fit_rest(runs, n, terms, unit);
 }
 
+// The core's units, fitted to the runs at p = 1 (measured, or looked up in
+// recorded) into guess: the runs go to runs, their rows to report. Returns
+// how many runs, and in *r2 how well the units explain them.
+static int calibrate_core(Arena *a, int sizes, const Options *base, const json_t *recorded, Calibration *guess,
+                          CalibrationRun *runs, json_t *report, double *r2) {
+  int nlat = measure_all(a, latency_programs, NLATENCY, sizes, base, 1, guess, recorded, runs, report);
+  int nthr = measure_all(a, programs, NPROGRAMS, sizes, base, 1, guess, recorded, runs + nlat, report);
+  int plain = exits_last(runs + nlat, nthr);
+  fit_local(runs, nlat, runs + nlat, plain, guess->unit);
+  fit_rest(runs + nlat + plain, nthr - plain, (bool[CAL_TERMS]){[CAL_EXITS] = true}, guess->unit);
+  *r2 = calibration_r2(runs, nlat + nthr, guess->unit);
+  return nlat + nthr;
+}
+
+// A run the machine disturbed (another tenant, a slow spell) spoils the
+// core's units, which every prediction uses: the runs at p = 1 are measured
+// again while their fit explains less than CORE_R2, CORE_ATTEMPTS times at
+// most, and the best attempt is kept. Undisturbed, the fit explains 0.995
+// to 0.998 of them on this VM; one disturbed probe explained 0.954 and
+// predicted matvec 21-34% high.
+#define CORE_R2 0.98
+enum { CORE_ATTEMPTS = 3 };
+
 json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, const char *effort,
                       const json_t *recorded) {
   Arena *a = arena_new();
   Options base = {.backend = backend, .has_seed = true, .seed = 1};
   base.repeat = effort && strcmp(effort, "--quick") == 0 ? 1 : effort && strcmp(effort, "--long") == 0 ? 21 : 11;
   int sizes = effort && strcmp(effort, "--quick") == 0 && !recorded ? 1 : 3;
-  CalibrationRun runs[(NLATENCY + 2 * NPROGRAMS) * 3];
-  json_t *report = json_array();
+  CalibrationRun runs[(NLATENCY + 2 * NPROGRAMS) * 3], tried[(NLATENCY + NPROGRAMS) * 3];
+  json_t *report = NULL;
   // The busiest process is chosen by operations first (one per 1/s seconds),
   // then by the units fitted at p = 1.
-  Calibration guess = {.present = true, .unit = {1 / s, 1 / s}, .cache_bytes = cache_bytes};
-  int nlat = measure_all(a, latency_programs, NLATENCY, sizes, &base, 1, &guess, recorded, runs, report);
-  int nthr = measure_all(a, programs, NPROGRAMS, sizes, &base, 1, &guess, recorded, runs + nlat, report);
-  int plain = exits_last(runs + nlat, nthr);
-  fit_local(runs, nlat, runs + nlat, plain, guess.unit);
-  fit_rest(runs + nlat + plain, nthr - plain, (bool[CAL_TERMS]){[CAL_EXITS] = true}, guess.unit);
-  int n = nlat + nthr;
+  const Calibration start = {.present = true, .unit = {1 / s, 1 / s}, .cache_bytes = cache_bytes};
+  Calibration guess = start;
+  double best = -INFINITY;
+  int n = 0, attempts = 0, most = recorded ? 1 : CORE_ATTEMPTS;
+  while (attempts < most && best < CORE_R2) {
+    Calibration g = start;
+    json_t *rows = json_array();
+    double r2;
+    int k = calibrate_core(a, sizes, &base, recorded, &g, tried, rows, &r2);
+    attempts++;
+    if (r2 <= best) {
+      json_decref(rows);
+      continue;
+    }
+    best = r2, guess = g, n = k;
+    memcpy(runs, tried, (size_t)k * sizeof *runs);
+    json_decref(report);
+    report = rows;
+  }
   if (p > 1) {
     int np = measure_all(a, programs, NPROGRAMS, sizes, &base, p, &guess, recorded, runs + n, report);
     fit_exchange(runs + n, np, guess.unit);
@@ -221,5 +257,6 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
   json_t *cal = json_object();
   for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(cal, cal_term_names[t], json_real(guess.unit[t]));
   arena_free(a);
-  return json_pack("{s:o, s:f, s:o}", "calibration", cal, "calibration_r2", r2, "calibration_runs", report);
+  return json_pack("{s:o, s:f, s:i, s:o}", "calibration", cal, "calibration_r2", r2, "calibration_attempts", attempts,
+                   "calibration_runs", report);
 }
