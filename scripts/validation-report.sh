@@ -168,35 +168,58 @@ cat <<'EOT'
 - **Loops over segments of varying length** (mss1-mss3): their exits are
   mispredicted once longer than about 64 iterations (docs/cost-model.md,
   "Loop exits"); the limit is not sharp, and the smallest sizes (n <= 128),
-  where work and latency are about equal, are predicted up to 24% high
-  in the last run (mss4).
-- **mss1 at p = 2**: the only runs over 25% at p = 1 and 2 in the last
-  run, at n = 160 (22 MB): -28% with threads, -32% with MPI (25, 33 and
-  38% and 41, 44 and 21% low in the three runs before). `vecbsp run
-  --profile` shows its supersteps run one process at a time (at n = 160,
-  threads: process 1 builds and sends every tails segment, 0.27 ms, the
-  model 0.24; process 0 unpacks and redistributes them, 0.73 ms, the model
-  0.44; process 1 sums its segments, 0.35 ms, the model 0.18). The last
-  one is 1.6-1.9 times the model at n = 120 to 200 with threads and 2-2.3
-  times at n = 80 and 120 with MPI, where the run fits the cache: summing
-  the segments that arrived in the message costs 0.5-1 ns per element,
-  where the model, as for data the process wrote itself, has the add
-  chain's 0.25 ns. Tried and left out: a unit per word read where it
-  arrived, fitted on the probe's runs at p = 2 (they read their blocks at
-  0.03 ns a word with threads, 0.17 with MPI: largest errors 27.4 and
-  31.0%); other ramps from cache to memory at p > 1 (C/4 to C, C/4 to
-  3C/4, C/8 to 3C/4), refitted on three data sets with `vecbsp probe
-  --refit`: each lowered the largest error in some and raised the median
-  in five of the six (docs/cost-model.md, "Calibration").
+  where work and latency are about equal, are predicted up to 22-25% high
+  in the runs above (mss4 at n = 64).
+- **Three runs of the same model, one day** (the code changed between
+  them only in how it probes): exact median / largest / over 25% at
+  threads p = 1, threads p = 2, MPI p = 1, MPI p = 2:
+
+  | run | threads 1 | threads 2 | MPI 1 | MPI 2 | ranking |
+  |---|---|---|---|---|---|
+  | 242c06e | 3.6 / 23.7 / 0 | 6.4 / 28.1 / 1 | 3.8 / 24.4 / 0 | 3.9 / 32.3 / 1 | 75 of 81 |
+  | 07bc935 | 3.9 / 25.3 / 1 | 8.0 / 25.6 / 1 | 9.0 / 34.5 / 1 | 13.6 / 100.2 / 14 | 77 of 83 |
+  | 8f249d6 (this one) | 4.0 / 22.1 / 0 | 9.7 / 46.5 / 14 | 6.5 / 24.9 / 0 | 5.3 / 34.7 / 2 | 79 of 81 |
+
+  The second run's MPI probes were outliers: at p = 1 a disturbed
+  calibration (its fit explained 0.954 of its runs; matvec predicted
+  21-34% high), at p = 2 a probe made in the slow exchange state (empty
+  sync 0.49 us) while every experiment ran in the fast one (0.17-0.21 us).
+  The probe now measures a poor fit again, and validate.sh probes again
+  when the state moves right after a probe (see "Machine state"). In this
+  run threads p = 2 ran in a memory state unlike its probe's: matvec with
+  n = 8 +24 to +37%, on square matrices -21 to -46%, (1) and (2) alike;
+  the state guard, which watches exchange costs and a compute canary, saw
+  nothing during the square matrices and caught n = 8 (measured twice,
+  both times outside the probed state). A memory canary is the guard it
+  lacks.
+- **mss1 at p = 2** is predicted low in every run at n = 160 (22 MB):
+  -28 / -22 / -34% with threads, -32 / -27 / -35% with MPI in the three
+  runs above; at n = 80 and 120 from +8% to -39%. `vecbsp run --profile`
+  shows its supersteps run one process at a time (at n = 160, threads:
+  process 1 builds and sends every tails segment, 0.27 ms, the model
+  0.24; process 0 unpacks and redistributes them, 0.73 ms, the model 0.44;
+  process 1 sums its segments, 0.35 ms, the model 0.18). The last is 1.6-1.9
+  times the model at n = 120 to 200 with threads and 2-2.3 times at n = 80
+  and 120 with MPI, where the run fits the cache: summing the segments
+  that arrived in the message costs 0.5-1 ns per element, where the model,
+  as for data the process wrote itself, has the add chain's 0.25 ns.
+  Tried and left out: a unit per word read where it arrived, fitted on the
+  probe's runs at p = 2 (they read their blocks at 0.03 ns a word with
+  threads, 0.17 with MPI: largest errors 27.4 and 31.0% on the first run);
+  other ramps from cache to memory at p > 1 (C/4 to C, C/4 to 3C/4, C/8 to
+  3C/4), refitted on three data sets with `vecbsp probe --refit`: each
+  lowered the largest error in some and raised the median in five of the
+  six (docs/cost-model.md, "Calibration").
 - **Alternatives that run about as fast**: matvec (1) and (2), and mss2
-  and mss3, take the same time at most sizes. All 6 ranking misses of the
-  last run are pairs measured 9-11% apart (mss2 against mss3 at n = 112
-  and 224, threads p = 1: 11% apart, predicted equal; matvec (1) against
-  (2) with m = 8, threads p = 2, and n = 8, MPI p = 1: 9-11%, predicted
-  4-10% the other way). Before the exact model counted data read again
-  (docs/cost-model.md, "Reloads"), matvec (1) with m = 8 was charged 8
-  passes over v at memory rates and ordered after (2), where it measures
-  20-25% faster: 12 of the 15 misses of the run before.
+  and mss3, take the same time at most sizes. The 2 ranking misses of this
+  run are matvec (1) against (2) on 2400 x 2400 matrices (measured 13%
+  apart with threads p = 2 and 10% the other way with MPI p = 1, predicted
+  equal); in the two runs before, 10 of the 12 were pairs measured 9-11%
+  apart, the other two (16 and 18%) came with the outlier MPI p = 2 probe.
+  Before the exact model counted data read again (docs/cost-model.md,
+  "Reloads"), matvec (1) with m = 8 was charged 8 passes over v at memory
+  rates and ordered after (2), where it measures 20-25% faster: 12 of the
+  15 misses of the last run of the session before.
 - The **paper model** counts operations only, with the probed s: it cannot
   see memory traffic or latency, which are most of the time of these
   programs.
