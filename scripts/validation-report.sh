@@ -172,31 +172,41 @@ cat <<'EOT'
   "Loop exits"); the limit is not sharp, and the smallest sizes (n <= 128),
   where work and latency are about equal, are predicted up to 22-25% high
   in the runs above (mss4 at n = 64).
-- **Three runs of the same model, one day** (the code changed between
-  them only in how it probes): exact median / largest / over 25% at
-  threads p = 1, threads p = 2, MPI p = 1, MPI p = 2:
+- **Four runs of the same model, one day** (the code changed between
+  them only in how it probes and guards the machine's state): exact
+  median / largest / over 25% at threads p = 1, threads p = 2, MPI p = 1,
+  MPI p = 2:
 
   | run | threads 1 | threads 2 | MPI 1 | MPI 2 | ranking |
   |---|---|---|---|---|---|
   | 242c06e | 3.6 / 23.7 / 0 | 6.4 / 28.1 / 1 | 3.8 / 24.4 / 0 | 3.9 / 32.3 / 1 | 75 of 81 |
   | 07bc935 | 3.9 / 25.3 / 1 | 8.0 / 25.6 / 1 | 9.0 / 34.5 / 1 | 13.6 / 100.2 / 14 | 77 of 83 |
-  | 8f249d6 (this one) | 4.0 / 22.1 / 0 | 9.7 / 46.5 / 14 | 6.5 / 24.9 / 0 | 5.3 / 34.7 / 2 | 79 of 81 |
+  | 8f249d6 | 4.0 / 22.1 / 0 | 9.7 / 46.5 / 14 | 6.5 / 24.9 / 0 | 5.3 / 34.7 / 2 | 79 of 81 |
+  | f253ba4 (this one) | 5.4 / 18.8 / 0 | 6.2 / 21.5 / 0 | 5.0 / 23.8 / 0 | 8.8 / 49.7 / 8 | 72 of 77 |
 
   The second run's MPI probes were outliers: at p = 1 a disturbed
   calibration (its fit explained 0.954 of its runs; matvec predicted
   21-34% high), at p = 2 a probe made in the slow exchange state (empty
   sync 0.49 us) while every experiment ran in the fast one (0.17-0.21 us).
   The probe now measures a poor fit again, and validate.sh probes again
-  when the state moves right after a probe (see "Machine state"). In this
-  run threads p = 2 ran in a memory state unlike its probe's: matvec with
+  when the state moves right after a probe (see "Machine state"). In the
+  third run threads p = 2 ran in a memory state unlike its probe's: matvec with
   n = 8 +24 to +37%, on square matrices -21 to -46%, (1) and (2) alike;
   the state guard, which watches exchange costs and a compute canary, saw
   nothing during the square matrices and caught n = 8 (measured twice,
   both times outside the probed state). The guard has watched a memory
-  canary since.
+  canary since, and threads p = 2 ran in its probed state throughout this
+  run. Here MPI p = 2 is the outlier: its probe measured an empty sync of
+  0.17 us, the quick state right after it and before each of the first
+  five experiments 0.49 us (0.17 from then on), so the guard, which
+  compares with that quick state, let them run in the slow state: mss1
+  and mss2 at n = 40-120 were 37-50% slower than predicted, matvec on
+  square matrices up to 1200 24-44%. The guard should compare with the
+  probe's own sync and g too.
 - **mss1 at p = 2** is predicted low in every run at n = 160 (22 MB):
-  -28 / -22 / -34% with threads, -32 / -27 / -35% with MPI in the three
-  runs above; at n = 80 and 120 from +8% to -39%. `vecbsp run --profile`
+  -28 / -22 / -34 / -17% with threads, -32 / -27 / -35 / -21% with MPI in
+  the four runs above; at n = 80 and 120 from +8% to -39% (-41 to -50% in
+  this run's slow MPI state). `vecbsp run --profile`
   shows its supersteps run one process at a time (at n = 160, threads:
   process 1 builds and sends every tails segment, 0.27 ms, the model
   0.24; process 0 unpacks and redistributes them, 0.73 ms, the model 0.44;
@@ -213,11 +223,13 @@ cat <<'EOT'
   lowered the largest error in some and raised the median in five of the
   six (docs/cost-model.md, "Calibration").
 - **Alternatives that run about as fast**: matvec (1) and (2), and mss2
-  and mss3, take the same time at most sizes. The 2 ranking misses of this
-  run are matvec (1) against (2) on 2400 x 2400 matrices (measured 13%
-  apart with threads p = 2 and 10% the other way with MPI p = 1, predicted
-  equal); in the two runs before, 10 of the 12 were pairs measured 9-11%
-  apart, the other two (16 and 18%) came with the outlier MPI p = 2 probe.
+  and mss3, take the same time at most sizes. The 5 ranking misses of this
+  run are pairs measured 10-12% apart: matvec (1) against (2) with m = 8
+  (threads p = 2) and on 1200 x 1200 matrices (MPI p = 1 and 2), predicted
+  within 5% the other way or equal, and mss2 against mss3 at n = 112 (MPI
+  p = 1), predicted equal. In the three runs before, 12 of the 14 were
+  pairs measured 9-13% apart, the other two (16 and 18%) came with the
+  second run's outlier MPI p = 2 probe.
   Before the exact model counted data read again (docs/cost-model.md,
   "Reloads"), matvec (1) with m = 8 was charged 8 passes over v at memory
   rates and ordered after (2), where it measures 20-25% faster: 12 of the
