@@ -129,7 +129,9 @@ it ran. "same"
 says whether the last attempt ran in the probed state. A probe made in a
 passing state is not kept: the machine is probed again (twice at most)
 when its state 10 s after the probe differs from the one right after it
-by more than a factor 1.5 (sync, g), 15% (canary) or 20% (memory). And `vecbsp probe`
+by more than a factor 1.5 (sync, g), 15% (canary) or 20% (memory), or
+when the empty sync right after it is not within a factor 1.5 of the
+probe's own (since the run this report shows). And `vecbsp probe`
 measures its runs at p = 1 again (twice at most) when its fit explains
 less than 98% of them.
 
@@ -201,8 +203,11 @@ cat <<'EOT'
   five experiments 0.49 us (0.17 from then on), so the guard, which
   compares with that quick state, let them run in the slow state: mss1
   and mss2 at n = 40-120 were 37-50% slower than predicted, matvec on
-  square matrices up to 1200 24-44%. The guard should compare with the
-  probe's own sync and g too.
+  square matrices up to 1200 24-44%. validate.sh now also probes again
+  when the sync right after a probe is not within a factor 1.5 of the
+  probe's own; tried once at MPI p = 2 after this run, it probed three
+  times in 3.5 minutes, the state flipping between 0.17 and 0.49 us
+  within seconds.
 - **mss1 at p = 2** is predicted low in every run at n = 160 (22 MB):
   -28 / -22 / -34 / -17% with threads, -32 / -27 / -35 / -21% with MPI in
   the four runs above; at n = 80 and 120 from +8% to -39% (-41 to -50% in
