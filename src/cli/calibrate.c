@@ -217,7 +217,34 @@ static int calibrate_core(Arena *a, int sizes, const Options *base, const json_t
 // to 0.998 of them on this VM; one disturbed probe explained 0.954 and
 // predicted matvec 21-34% high.
 #define CORE_R2 0.98
-enum { CORE_ATTEMPTS = 3 };
+enum { CORE_ATTEMPTS = 3, CORE_RUNS = (NLATENCY + NPROGRAMS) * 3 };
+
+// calibrate_core until it fits (recorded times are fitted once): the best
+// attempt's units into guess (which starts it), its runs into runs, its rows
+// into *report (new). Returns how many runs; *attempts, how many attempts.
+static int calibrate_core_best(Arena *a, int sizes, const Options *base, const json_t *recorded, Calibration *guess,
+                               CalibrationRun *runs, json_t **report, int *attempts) {
+  const Calibration start = *guess;
+  CalibrationRun tried[CORE_RUNS];
+  double best = -INFINITY;
+  int n = 0;
+  *report = NULL;
+  for (*attempts = 0; *attempts < (recorded ? 1 : CORE_ATTEMPTS) && best < CORE_R2; ++*attempts) {
+    Calibration g = start;
+    json_t *rows = json_array();
+    double r2;
+    int k = calibrate_core(a, sizes, base, recorded, &g, tried, rows, &r2);
+    if (r2 <= best) {
+      json_decref(rows);
+      continue;
+    }
+    best = r2, *guess = g, n = k;
+    memcpy(runs, tried, (size_t)k * sizeof *runs);
+    json_decref(*report);
+    *report = rows;
+  }
+  return n;
+}
 
 json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, const char *effort,
                       const json_t *recorded) {
@@ -225,29 +252,13 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
   Options base = {.backend = backend, .has_seed = true, .seed = 1};
   base.repeat = effort && strcmp(effort, "--quick") == 0 ? 1 : effort && strcmp(effort, "--long") == 0 ? 21 : 11;
   int sizes = effort && strcmp(effort, "--quick") == 0 && !recorded ? 1 : 3;
-  CalibrationRun runs[(NLATENCY + 2 * NPROGRAMS) * 3], tried[(NLATENCY + NPROGRAMS) * 3];
-  json_t *report = NULL;
+  CalibrationRun runs[CORE_RUNS + NPROGRAMS * 3];
+  json_t *report;
+  int attempts;
   // The busiest process is chosen by operations first (one per 1/s seconds),
   // then by the units fitted at p = 1.
-  const Calibration start = {.present = true, .unit = {1 / s, 1 / s}, .cache_bytes = cache_bytes};
-  Calibration guess = start;
-  double best = -INFINITY;
-  int n = 0, attempts = 0, most = recorded ? 1 : CORE_ATTEMPTS;
-  while (attempts < most && best < CORE_R2) {
-    Calibration g = start;
-    json_t *rows = json_array();
-    double r2;
-    int k = calibrate_core(a, sizes, &base, recorded, &g, tried, rows, &r2);
-    attempts++;
-    if (r2 <= best) {
-      json_decref(rows);
-      continue;
-    }
-    best = r2, guess = g, n = k;
-    memcpy(runs, tried, (size_t)k * sizeof *runs);
-    json_decref(report);
-    report = rows;
-  }
+  Calibration guess = {.present = true, .unit = {1 / s, 1 / s}, .cache_bytes = cache_bytes};
+  int n = calibrate_core_best(a, sizes, &base, recorded, &guess, runs, &report, &attempts);
   if (p > 1) {
     int np = measure_all(a, programs, NPROGRAMS, sizes, &base, p, &guess, recorded, runs + n, report);
     fit_exchange(runs + n, np, guess.unit);
