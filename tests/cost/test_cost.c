@@ -682,6 +682,16 @@ static void test_calibration(void) {
 // Folds of vectors (plan.c): the plan's flags, and the counts by hand.
 //
 
+// Four words of c, priced at 2 a word in the cache and 5 from memory, by
+// their own share only: all in the cache with every other share at 1
+// (others), all from memory with only theirs at 1 (own).
+static void check_own_share(ExactCounts c, MemoryShares others, MemoryShares own, const char *what) {
+  double unit[CAL_TERMS] = {[CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5};
+  CHECK(cost_local_seconds(unit, &c, others) == 8 && cost_local_seconds(unit, &c, own) == 20,
+        "4 %s at 2 in cache, at 5 from memory: %g, %g", what, cost_local_seconds(unit, &c, others),
+        cost_local_seconds(unit, &c, own));
+}
+
 // A process's counts in one superstep, plus the accumulator's.
 static void check_counts(const ExactCounts *c, int64_t loads, int64_t stores, int64_t acc_loads, int64_t elems,
                          const char *what) {
@@ -722,11 +732,8 @@ static void test_vector_folds(void) {
   exact_cost(a, matvec2, params_of(a, matvec2, "m=3 n=10"), 2, &x);
   const ExactCounts *last = &x.steps[x.nsteps - 1].procs[0];
   check_counts(last, 6, 3, 0, 1 + 3, "matvec2's combine at process 0");
-  // Priced: the accumulator's loads at its own share, whatever the arrays'.
-  double unit[CAL_TERMS] = {[CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5};
-  ExactCounts acc = {.acc_loads = 4};
-  CHECK(cost_local_seconds(unit, &acc, (MemoryShares){1, 0, 0}) == 8 && cost_local_seconds(unit, &acc, (MemoryShares){0, 1, 0}) == 20,
-        "4 accumulator loads at 2 in cache, at 5 from memory");
+  // Priced: the accumulator's loads at its own share, whatever the others'.
+  check_own_share((ExactCounts){.acc_loads = 4}, (MemoryShares){1, 0, 1}, (MemoryShares){0, 1, 0}, "accumulator loads");
   Calibration cache = {.cache_bytes = 800};
   MemoryShares shares = cost_memory_shares(&cache, &(ExactResult){.p = 1, .footprint = 1000, .accumulator = 75});
   CHECK(shares.arrays == 1 && shares.accumulator == 0.5, "shares: 8000 bytes all in memory, 600 half way from 400 to 800");
@@ -771,12 +778,8 @@ static void test_reloads(void) {
     for (int k = 0; k < 2; k++) again[k] += x.steps[i].procs[k].reloads;
   CHECK(again[0] == 10 && again[1] == 20, "matvec1 at p = 2, rows 2 and 3: reloads %lld %lld", (long long)again[0],
         (long long)again[1]);
-  // Priced at their own share: 4 words at 2 in cache, at 5 from memory;
-  // the share from the set one application touches, one per process.
-  double unit[CAL_TERMS] = {[CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5};
-  ExactCounts re = {.reloads = 4};
-  CHECK(cost_local_seconds(unit, &re, (MemoryShares){1, 1, 0}) == 8 && cost_local_seconds(unit, &re, (MemoryShares){0, 0, 1}) == 20,
-        "4 reloads at 2 in cache, at 5 from memory");
+  // Priced at their own share, from the set one application touches.
+  check_own_share((ExactCounts){.reloads = 4}, (MemoryShares){1, 1, 0}, (MemoryShares){0, 0, 1}, "reloads");
   Calibration cache = {.cache_bytes = 800};
   MemoryShares shares = cost_memory_shares(&cache, &(ExactResult){.p = 1, .footprint = 1000, .reload_set = 75});
   CHECK(shares.arrays == 1 && shares.reloads == 0.5, "a set of 600 bytes: half way from 400 to 800");
