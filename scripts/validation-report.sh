@@ -131,7 +131,7 @@ passing state is not kept: the machine is probed again (twice at most)
 when its state 10 s after the probe differs from the one right after it
 by more than a factor 1.5 (sync, g), 15% (canary) or 20% (memory), or
 when the empty sync right after it is not within a factor 1.5 of the
-probe's own (since the run this report shows). And `vecbsp probe`
+probe's own (since 8868399). And `vecbsp probe`
 measures its runs at p = 1 again (twice at most) when its fit explains
 less than 98% of them.
 
@@ -174,17 +174,17 @@ cat <<'EOT'
   "Loop exits"); the limit is not sharp, and the smallest sizes (n <= 128),
   where work and latency are about equal, are predicted up to 22-25% high
   in the runs above (mss4 at n = 64).
-- **Four runs of the same model, one day** (the code changed between
-  them only in how it probes and guards the machine's state): exact
-  median / largest / over 25% at threads p = 1, threads p = 2, MPI p = 1,
-  MPI p = 2:
+- **Four runs of the same model, 2026-11-22** (the code changed between
+  them only in how it probes and guards the machine's state; this prose is
+  about them, whatever run the tables above show): exact median / largest
+  / over 25% at threads p = 1, threads p = 2, MPI p = 1, MPI p = 2:
 
   | run | threads 1 | threads 2 | MPI 1 | MPI 2 | ranking |
   |---|---|---|---|---|---|
   | 242c06e | 3.6 / 23.7 / 0 | 6.4 / 28.1 / 1 | 3.8 / 24.4 / 0 | 3.9 / 32.3 / 1 | 75 of 81 |
   | 07bc935 | 3.9 / 25.3 / 1 | 8.0 / 25.6 / 1 | 9.0 / 34.5 / 1 | 13.6 / 100.2 / 14 | 77 of 83 |
   | 8f249d6 | 4.0 / 22.1 / 0 | 9.7 / 46.5 / 14 | 6.5 / 24.9 / 0 | 5.3 / 34.7 / 2 | 79 of 81 |
-  | f253ba4 (this one) | 5.4 / 18.8 / 0 | 6.2 / 21.5 / 0 | 5.0 / 23.8 / 0 | 8.8 / 49.7 / 8 | 72 of 77 |
+  | f253ba4 | 5.4 / 18.8 / 0 | 6.2 / 21.5 / 0 | 5.0 / 23.8 / 0 | 8.8 / 49.7 / 8 | 72 of 77 |
 
   The second run's MPI probes were outliers: at p = 1 a disturbed
   calibration (its fit explained 0.954 of its runs; matvec predicted
@@ -197,21 +197,21 @@ cat <<'EOT'
   the state guard, which watches exchange costs and a compute canary, saw
   nothing during the square matrices and caught n = 8 (measured twice,
   both times outside the probed state). The guard has watched a memory
-  canary since, and threads p = 2 ran in its probed state throughout this
-  run. Here MPI p = 2 is the outlier: its probe measured an empty sync of
+  canary since, and threads p = 2 ran in its probed state throughout the
+  fourth run. There MPI p = 2 is the outlier: its probe measured an empty sync of
   0.17 us, the quick state right after it and before each of the first
   five experiments 0.49 us (0.17 from then on), so the guard, which
   compares with that quick state, let them run in the slow state: mss1
   and mss2 at n = 40-120 were 37-50% slower than predicted, matvec on
   square matrices up to 1200 24-44%. validate.sh now also probes again
   when the sync right after a probe is not within a factor 1.5 of the
-  probe's own; tried once at MPI p = 2 after this run, it probed three
+  probe's own; tried once at MPI p = 2 after the fourth run, it probed three
   times in 3.5 minutes, the state flipping between 0.17 and 0.49 us
   within seconds.
 - **mss1 at p = 2** is predicted low in every run at n = 160 (22 MB):
   -28 / -22 / -34 / -17% with threads, -32 / -27 / -35 / -21% with MPI in
   the four runs above; at n = 80 and 120 from +8% to -39% (-41 to -50% in
-  this run's slow MPI state). `vecbsp run --profile`
+  the fourth run's slow MPI state). `vecbsp run --profile`
   shows its supersteps run one process at a time (at n = 160, threads:
   process 1 builds and sends every tails segment, 0.27 ms, the model
   0.24; process 0 unpacks and redistributes them, 0.73 ms, the model 0.44;
@@ -228,8 +228,8 @@ cat <<'EOT'
   lowered the largest error in some and raised the median in five of the
   six (docs/cost-model.md, "Calibration").
 - **Alternatives that run about as fast**: matvec (1) and (2), and mss2
-  and mss3, take the same time at most sizes. The 5 ranking misses of this
-  run are pairs measured 10-12% apart: matvec (1) against (2) with m = 8
+  and mss3, take the same time at most sizes. The 5 ranking misses of the
+  fourth run are pairs measured 10-12% apart: matvec (1) against (2) with m = 8
   (threads p = 2) and on 1200 x 1200 matrices (MPI p = 1 and 2), predicted
   within 5% the other way or equal, and mss2 against mss3 at n = 112 (MPI
   p = 1), predicted equal. In the three runs before, 12 of the 14 were
