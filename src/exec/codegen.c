@@ -246,12 +246,19 @@ static void block_helpers(Cg *g, Type *t) {
   else
     buf_printf(o, "  %s v = {r, rt_array(r, sizeof *v.at)};\n  ub_%s(m, r, v.at);\n  return v;\n}\n", c, m);
   if (!rows) return;
-  buf_printf(o, "/* a received block of r rows of one length: read where the message holds them\n"
+  // Rows of any lengths are read where the message holds them: a row's
+  // packed form is its length, then its scalars in their memory layout.
+  buf_printf(o, "/* a received block of r rows: read where the message holds them\n"
                 " * (valid until the next barrier) */\n");
   buf_printf(o, "static inline %s vr_%s(const rt_msg *m, int64_t r) {\n", c, m);
-  buf_printf(o, "  int64_t s = m->tag.stride;\n  if (s < 0) return vb_%s(m, r);\n", m);
+  buf_printf(o, "  int64_t s = m->tag.stride;\n");
   buf_printf(o, "  %s v = {r, rt_array(r, sizeof *v.at)};\n  t_%s *items = (t_%s *)m->words;\n", c, u, u);
-  buf_printf(o, "  for (int64_t i = 0; i < r; i++) v.at[i] = (t_%s){s, items + i * s};\n  return v;\n}\n", e);
+  buf_printf(o, "  if (s >= 0) {\n"
+                "    for (int64_t i = 0; i < r; i++) v.at[i] = (t_%s){s, items + i * s};\n    return v;\n  }\n", e);
+  buf_printf(o, "  const int64_t *w = m->words;\n"
+                "  for (int64_t i = 0; i < r; i++) {\n"
+                "    v.at[i] = (t_%s){w[0], (t_%s *)(w + 1)};\n"
+                "    w += 1 + w[0] * %d;\n  }\n  return v;\n}\n", e, u, words_of(t->a->a));
 }
 
 // ld_*: a vector input, from the words rt_input_words packed, made in place

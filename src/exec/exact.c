@@ -648,8 +648,9 @@ static void message(Ex *x, int from, int to, Type *t, Shape *v) {
 // A block of a vector: the receiver reads it where it arrived (in_place,
 // plan_block_in_place) or copies it out. Of rows of one length, the sender
 // reads each row's descriptor (to find the stride) and the receiver builds
-// one for each; of anything else but scalars, each vector is packed and
-// unpacked on its own.
+// one for each; of anything else but scalars, each vector is packed on its
+// own, and unpacked on its own unless the rows are read in place (then the
+// receiver reads each row's length and builds its descriptor).
 static void block_message(Ex *x, int from, int to, Type *t, Shape *blk, bool in_place) {
   int64_t n = len(blk);
   Shape *elem = n ? shape_elem(blk, 0) : NULL;
@@ -665,7 +666,13 @@ static void block_message(Ex *x, int from, int to, Type *t, Shape *blk, bool in_
   }
   int64_t vectors = (int64_t)shape_vectors(blk, 0, n);
   x->open[from].vectors += vectors;
-  x->next[to].vectors += vectors;
+  if (!in_place) {
+    x->next[to].vectors += vectors;
+    return;
+  }
+  x->next[to].elems += n;
+  x->next[to].loads += n;
+  x->next[to].stores += 2 * n;
 }
 
 static Mark mark(Ex *x) {

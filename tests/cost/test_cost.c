@@ -606,6 +606,16 @@ static void test_calibration(void) {
   CHECK(x.steps[x.nsteps - 2].procs[1].vectors == 9 && x.steps[x.nsteps - 1].procs[0].vectors == 9,
         "segments packed one by one: %lld, unpacked %lld", (long long)x.steps[x.nsteps - 2].procs[1].vectors,
         (long long)x.steps[x.nsteps - 1].procs[0].vectors);
+  // Rows of different lengths scattered to a region that keeps none past a
+  // barrier are read where the message holds them, as the generated code
+  // does (vr_*): process 1's 5 segments of [1, 4, 3, 2, 1] get a descriptor
+  // each (2 stores) and no vector of their own; with its 5 sums, 15 stores.
+  prog = load_text(a, "param n\ninput v : [n]int\nmain = map (fold (+)) (redconcat (map tails (inits v)))\n");
+  exact_cost(a, prog, params_of(a, prog, "n=4"), 2, &x);
+  ExactCounts *worker = &x.steps[x.nsteps - 2].procs[1];
+  CHECK(worker->vectors == 0 && worker->unpacked == 0 && worker->stores == 5 + 2 * 5,
+        "segments read in place: %lld vectors, %lld unpacked, %lld stores", (long long)worker->vectors,
+        (long long)worker->unpacked, (long long)worker->stores);
   // Mispredicted loop exits: one per loop over an element longer than 64
   // whose length differs from the element before. Segments of 1..100 (or
   // 100..1) have 36 such; rows of one length none; a function with two
