@@ -179,47 +179,68 @@ static void pair_helpers(Cg *g, Type *t) {
 }
 
 // The block form of a vector (docs/compiler.md, "What is counted"): the
-// elements packed, except that a block of vectors of one common length (the
-// stride, in the tag) goes without their lengths: when their scalars are
-// words and lie in one run of memory, as that run, without packing.
-static void block_helpers(Cg *g, Type *t) {
+// elements packed, except for blocks of rows. Rows of one common length
+// (the stride, in the tag) go without their lengths: when their scalars are
+// words and lie in one run of memory, as that run, without packing. Rows
+// of word scalars of different lengths go as their lengths, then their
+// scalars, so that a receiver finds every row from the lengths alone,
+// without a chain of loads through the rows.
+static void block_send_helper(Cg *g, Type *t) {
   const char *m = mangle(g, t), *e = mangle(g, t->a), *c = ctype(g, t);
   Buf *o = &g->types;
-  // Rows are sent from where they lie if they are of one length and in one
-  // run of memory, which the code checks (plan_sent_in_place).
   bool nested = t->a->kind == T_VEC, rows = plan_sent_in_place(t) && nested;
-  const char *u = nested ? mangle(g, t->a->a) : NULL;
   buf_printf(o, "/* sends the block v of a vector of n elements */\n");
   buf_printf(o, "static inline void sb_%s(int pid, int64_t head, int64_t n, %s v) {\n", m, c);
   buf_printf(o, "  rt_tag tag = {head, n, -1};\n");
   if (ir_word_flat(t->a)) {
     buf_printf(o, "  rt_send(pid, tag, v.at, v.len * %d);\n}\n", words_of(t->a));
-  } else {
-    buf_printf(o, "  int64_t count = 0;\n");
-    if (nested) {
-      buf_printf(o, "  tag.stride = v.len > 0 ? v.at[0].len : -1;\n");
-      buf_printf(o, "  bool run = true; /* the rows follow each other in memory */\n");
-      buf_printf(o, "  for (int64_t i = 1; i < v.len && tag.stride >= 0; i++) {\n"
-                    "    if (v.at[i].len != tag.stride) tag.stride = -1;\n"
-                    "    else if (v.at[i].at != v.at[0].at + i * tag.stride) run = false;\n  }\n");
-      if (rows)
-        buf_printf(o, "  if (tag.stride >= 0 && run) {\n    rt_send(pid, tag, v.len ? v.at[0].at : NULL, v.len * tag.stride * %d);\n"
-                      "    return;\n  }\n", words_of(t->a->a));
-      else
-        buf_printf(o, "  (void)run;\n");
-      buf_printf(o, "  for (int64_t i = 0; i < v.len; i++)\n"
-                    "    count += tag.stride >= 0 ? wc_%s(v.at[i]) - 1 : wc_%s(v.at[i]);\n", e, e);
-      buf_printf(o, "  int64_t *w = rt_words(count), *p = w;\n");
-      buf_printf(o, "  for (int64_t i = 0; i < v.len; i++) {\n"
-                    "    if (tag.stride < 0) { p = pk_%s(p, v.at[i]); continue; }\n"
-                    "    for (int64_t j = 0; j < v.at[i].len; j++) p = pk_%s(p, v.at[i].at[j]);\n  }\n", e, u);
-    } else {
-      buf_printf(o, "  for (int64_t i = 0; i < v.len; i++) count += wc_%s(v.at[i]);\n", e);
-      buf_printf(o, "  int64_t *w = rt_words(count), *p = w;\n");
-      buf_printf(o, "  for (int64_t i = 0; i < v.len; i++) p = pk_%s(p, v.at[i]);\n", e);
-    }
-    buf_printf(o, "  rt_send(pid, tag, w, count);\n}\n");
+    return;
   }
+  buf_printf(o, "  int64_t count = 0;\n");
+  if (!nested) {
+    buf_printf(o, "  for (int64_t i = 0; i < v.len; i++) count += wc_%s(v.at[i]);\n", e);
+    buf_printf(o, "  int64_t *w = rt_words(count), *p = w;\n");
+    buf_printf(o, "  for (int64_t i = 0; i < v.len; i++) p = pk_%s(p, v.at[i]);\n", e);
+    buf_printf(o, "  rt_send(pid, tag, w, count);\n}\n");
+    return;
+  }
+  const char *u = mangle(g, t->a->a);
+  buf_printf(o, "  tag.stride = v.len > 0 ? v.at[0].len : -1;\n");
+  buf_printf(o, "  bool run = true; /* the rows follow each other in memory */\n");
+  buf_printf(o, "  for (int64_t i = 1; i < v.len && tag.stride >= 0; i++) {\n"
+                "    if (v.at[i].len != tag.stride) tag.stride = -1;\n"
+                "    else if (v.at[i].at != v.at[0].at + i * tag.stride) run = false;\n  }\n");
+  if (rows)
+    buf_printf(o, "  if (tag.stride >= 0 && run) {\n    rt_send(pid, tag, v.len ? v.at[0].at : NULL, v.len * tag.stride * %d);\n"
+                  "    return;\n  }\n", words_of(t->a->a));
+  else
+    buf_printf(o, "  (void)run;\n");
+  buf_printf(o, "  for (int64_t i = 0; i < v.len; i++)\n"
+                "    count += tag.stride >= 0 ? wc_%s(v.at[i]) - 1 : wc_%s(v.at[i]);\n", e, e);
+  buf_printf(o, "  int64_t *w = rt_words(count), *p = w;\n");
+  if (rows)
+    buf_printf(o, "  if (tag.stride < 0) { /* the lengths, then the rows */\n"
+                  "    p += v.len;\n"
+                  "    for (int64_t i = 0; i < v.len; i++) {\n"
+                  "      w[i] = v.at[i].len;\n"
+                  "      if (v.at[i].len > 0) memcpy(p, v.at[i].at, (size_t)v.at[i].len * sizeof *v.at[i].at);\n"
+                  "      p += v.at[i].len * %d;\n    }\n"
+                  "    rt_send(pid, tag, w, count);\n    return;\n  }\n", words_of(t->a->a));
+  buf_printf(o, "  for (int64_t i = 0; i < v.len; i++) {\n"
+                "    if (tag.stride < 0) { p = pk_%s(p, v.at[i]); continue; }\n"
+                "    for (int64_t j = 0; j < v.at[i].len; j++) p = pk_%s(p, v.at[i].at[j]);\n  }\n", e, u);
+  buf_printf(o, "  rt_send(pid, tag, w, count);\n}\n");
+}
+
+// ub_*: a received block copied out; vb_*: the block, in the message itself
+// when its form is the memory layout; vr_*: rows of word scalars, read
+// where the message holds them.
+static void block_receive_helpers(Cg *g, Type *t) {
+  const char *m = mangle(g, t), *e = mangle(g, t->a), *c = ctype(g, t);
+  Buf *o = &g->types;
+  bool nested = t->a->kind == T_VEC, rows = plan_sent_in_place(t) && nested;
+  const char *u = nested ? mangle(g, t->a->a) : NULL;
+  int k = nested ? words_of(t->a->a) : 0;
   buf_printf(o, "/* unpacks a block of r elements into at */\n");
   buf_printf(o, "static inline void ub_%s(const rt_msg *m, int64_t r, t_%s *at) {\n", m, e);
   if (ir_word_flat(t->a)) {
@@ -236,7 +257,14 @@ static void block_helpers(Cg *g, Type *t) {
       buf_printf(o, "    for (int64_t i = 0; i < r; i++) at[i] = (t_%s){s, items + i * s};\n"
                     "    return;\n  }\n", e);
     }
-    buf_printf(o, "  for (int64_t i = 0; i < r; i++) w = un_%s(w, &at[i]);\n}\n", e);
+    if (rows)
+      buf_printf(o, "  const int64_t *p = w + r;\n"
+                    "  for (int64_t i = 0; i < r; i++) {\n"
+                    "    at[i] = (t_%s){w[i], rt_array(w[i], sizeof *at[i].at)};\n"
+                    "    if (w[i] > 0) memcpy(at[i].at, p, (size_t)w[i] * sizeof *at[i].at);\n"
+                    "    p += w[i] * %d;\n  }\n}\n", e, k);
+    else
+      buf_printf(o, "  for (int64_t i = 0; i < r; i++) w = un_%s(w, &at[i]);\n}\n", e);
   }
   buf_printf(o, "/* a received block of r elements: in the message itself when its form\n"
                 " * is the memory layout (then valid until the next barrier) */\n");
@@ -246,19 +274,22 @@ static void block_helpers(Cg *g, Type *t) {
   else
     buf_printf(o, "  %s v = {r, rt_array(r, sizeof *v.at)};\n  ub_%s(m, r, v.at);\n  return v;\n}\n", c, m);
   if (!rows) return;
-  // Rows of any lengths are read where the message holds them: a row's
-  // packed form is its length, then its scalars in their memory layout.
   buf_printf(o, "/* a received block of r rows: read where the message holds them\n"
                 " * (valid until the next barrier) */\n");
   buf_printf(o, "static inline %s vr_%s(const rt_msg *m, int64_t r) {\n", c, m);
-  buf_printf(o, "  int64_t s = m->tag.stride;\n");
-  buf_printf(o, "  %s v = {r, rt_array(r, sizeof *v.at)};\n  t_%s *items = (t_%s *)m->words;\n", c, u, u);
+  buf_printf(o, "  int64_t s = m->tag.stride;\n  const int64_t *w = m->words;\n");
+  buf_printf(o, "  %s v = {r, rt_array(r, sizeof *v.at)};\n", c);
   buf_printf(o, "  if (s >= 0) {\n"
-                "    for (int64_t i = 0; i < r; i++) v.at[i] = (t_%s){s, items + i * s};\n    return v;\n  }\n", e);
-  buf_printf(o, "  const int64_t *w = m->words;\n"
+                "    for (int64_t i = 0; i < r; i++) v.at[i] = (t_%s){s, (t_%s *)w + i * s};\n    return v;\n  }\n", e, u);
+  buf_printf(o, "  const int64_t *p = w + r;\n"
                 "  for (int64_t i = 0; i < r; i++) {\n"
-                "    v.at[i] = (t_%s){w[0], (t_%s *)(w + 1)};\n"
-                "    w += 1 + w[0] * %d;\n  }\n  return v;\n}\n", e, u, words_of(t->a->a));
+                "    v.at[i] = (t_%s){w[i], (t_%s *)p};\n"
+                "    p += w[i] * %d;\n  }\n  return v;\n}\n", e, u, k);
+}
+
+static void block_helpers(Cg *g, Type *t) {
+  block_send_helper(g, t);
+  block_receive_helpers(g, t);
 }
 
 // ld_*: a vector input, from the words rt_input_words packed, made in place
