@@ -233,9 +233,8 @@ static void block_send_helper(Cg *g, Type *t) {
 }
 
 // ub_*: a received block copied out; vb_*: the block, in the message itself
-// when its form is the memory layout; vr_*: rows of word scalars, read
-// where the message holds them.
-static void block_receive_helpers(Cg *g, Type *t) {
+// when its form is the memory layout.
+static void block_unpack_helpers(Cg *g, Type *t) {
   const char *m = mangle(g, t), *e = mangle(g, t->a), *c = ctype(g, t);
   Buf *o = &g->types;
   bool nested = t->a->kind == T_VEC, rows = plan_sent_in_place(t) && nested;
@@ -273,7 +272,14 @@ static void block_receive_helpers(Cg *g, Type *t) {
     buf_printf(o, "  return (%s){r, r > 0 ? (t_%s *)m->words : NULL};\n}\n", c, e);
   else
     buf_printf(o, "  %s v = {r, rt_array(r, sizeof *v.at)};\n  ub_%s(m, r, v.at);\n  return v;\n}\n", c, m);
-  if (!rows) return;
+}
+
+// vr_*: a received block of rows of word scalars, read where the message
+// holds them.
+static void block_view_helper(Cg *g, Type *t) {
+  const char *m = mangle(g, t), *e = mangle(g, t->a), *u = mangle(g, t->a->a), *c = ctype(g, t);
+  Buf *o = &g->types;
+  int k = words_of(t->a->a);
   buf_printf(o, "/* a received block of r rows: read where the message holds them\n"
                 " * (valid until the next barrier) */\n");
   buf_printf(o, "static inline %s vr_%s(const rt_msg *m, int64_t r) {\n", c, m);
@@ -289,7 +295,8 @@ static void block_receive_helpers(Cg *g, Type *t) {
 
 static void block_helpers(Cg *g, Type *t) {
   block_send_helper(g, t);
-  block_receive_helpers(g, t);
+  block_unpack_helpers(g, t);
+  if (plan_sent_in_place(t) && t->a->kind == T_VEC) block_view_helper(g, t);
 }
 
 // ld_*: a vector input, from the words rt_input_words packed, made in place
