@@ -220,20 +220,21 @@ cat <<'EOT'
   sync and g within a factor 1.5 of a state the probe itself was in. The
   sixth run shows the probe as one sample: its MPI p = 1 probe measured the
   add chain at 0.304 ns a step (0.242-0.245 in the runs before and after,
-  its fit as good, r^2 0.995), and mss3, bound by that chain, came out 23
+  its fit as good: r^2 0.995-0.996 in all three), and mss3, bound by that chain, came out 23
   to 29% high throughout; its threads p = 2 probe put a word streamed in an
   exchange at 0.525 ns (0.39 in the fifth run), and matvec with m = 8 27 to
   37% high. In the seventh, both threads configs are within 25% everywhere;
   MPI p = 1 has a disturbed median (mss3 at n = 56: 12.2 us over its
   repeats, 7.6 us their minimum, 7.7 us on the repeat experiment) and mss5
-  at n = 1200 predicted 30% low (1.15 us; measured 1.65, at least 1.18); MPI p = 2 was probed in the slow exchange
-  state (empty sync 0.49 us) and ran in it, and its runs of a few
+  at n = 1200 predicted 30% low (1.15 us; measured 1.65, at least 1.18);
+  MPI p = 2 was probed in the slow exchange state (empty sync 0.49 us)
+  and ran in it, and its runs of a few
   microseconds were far off both ways: mss5 at n = 1200-1800 measured 2.5
   to 3.0 us against 5.4 to 6.2 predicted (their barriers cost less than
   the empty sync the probe measured in that state), mss2 at n = 56 9.4 us
   against 16.8.
-- **mss1 at p = 2** was predicted low in each of the four runs of the
-  table above at n = 160: -28 / -22 / -34 / -17% with threads, -32 / -27 /
+- **mss1 at p = 2** was predicted low in each of the first four runs of
+  the table above at n = 160: -28 / -22 / -34 / -17% with threads, -32 / -27 /
   -35 / -21% with MPI, and by up to 39% at n = 80 and 120. Two causes were
   the generated code's, not the machine's (found with `vecbsp run
   --profile` and timers in the generated C; fixed in 54688a6 and
@@ -244,10 +245,11 @@ cat <<'EOT'
   a chain of dependent loads, one cache miss per segment: 635 us of
   process 1's time at n = 200 for 10050 segments, 4.7 us with the lengths
   first. mss1 at n = 200, p = 2 (threads) ran in 3.1 ms before, 2.5 ms
-  after. In the two full runs since (4d1569c and 9e11b96), mss1 at
-  n = 40-160 with threads was off by -3 to +14%; with MPI by -9 to +22% in
-  the second (in the first, MPI p = 2 ran mss-1-2 in the slow exchange
-  state, "Machine state"). The extra time had looked like the cost of
+  after. In the three full runs since, mss1 at n = 40-160 with threads was
+  off by -7 to +14%; with MPI by -9 to +22% in the second and -23 to +36%
+  in the third, which was probed and run in the slow exchange state (in
+  the first, MPI p = 2 ran mss-1-2 in a state its probe was not in,
+  "Machine state"). The extra time had looked like the cost of
   reading data another core wrote; a unit for it, fitted on the probe's
   runs at p = 2, came out at 0.03 ns a word with threads and 0.17 with MPI
   and was left out (docs/cost-model.md, "Calibration").
@@ -261,8 +263,8 @@ cat <<'EOT'
   second run's outlier MPI p = 2 probe. Of the 4 misses of the seventh
   run, matvec (1) against (2) with m = 8, n = 400000 (threads p = 2) is
   measured 15% apart and predicted 5% the other way, as in the fifth run
-  (14%, at n = 400000 and 800000); mss2 against mss3 at n = 56 and 112 (MPI p = 1, 23 and
-  14% apart) come with the disturbed medians above, and at n = 56 on MPI
+  (14%, at n = 400000 and 800000); mss2 against mss3 at n = 56 and 112
+  (MPI p = 1, 23 and 14% apart) come with the disturbed medians above, and at n = 56 on MPI
   p = 2 (15% apart) with the slow exchange state.
   Before the exact model counted data read again (docs/cost-model.md,
   "Reloads"), matvec (1) with m = 8 was charged 8 passes over v at memory
