@@ -91,14 +91,14 @@ same_state() { within "1.5 1.5 1.15 1.2" "$1" "$2"; }
 # empty sync right after the probe is not within a factor 1.5 of the
 # probe's own (another validation's probe measured 0.17 us and the machine
 # then stayed at 0.49 us for five experiments). Prints the state it was
-# probed in (the mean of the two, as one quick state can be off: one
+# probed in: the mean of the two, as one quick state can be off (one
 # validation guarded MPI p = 2 against a canary of 0.297 ms, 10-17% above
 # the 0.245-0.280 ms it measured before and after each experiment, and
-# ran four of six experiments twice); if no probe settles, a quick state
-# in the last probe's own
-# exchange state (one validation whose three probes all measured 0.17 us,
-# each followed by a quick state of 0.49 us, guarded against the 0.49 us
-# state and ran mss1 and mss2 in it).
+# measured five of its eight experiments twice for that alone); if no
+# probe settles, a quick state in the last probe's own exchange state (one
+# validation whose three probes all measured 0.17 us, each followed by a
+# quick state of 0.49 us, guarded against the 0.49 us state and ran mss1
+# and mss2 in it).
 mean_state() {  # A B: the geometric mean of two states, field by field
   awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); split(b, y, " ")
     for (i = 1; i <= n; i++) printf "%g%s", sqrt(x[i] * y[i]), i < n ? " " : "\n" }'
