@@ -646,33 +646,32 @@ static void message(Ex *x, int from, int to, Type *t, Shape *v) {
 }
 
 // A block of a vector: the receiver reads it where it arrived (in_place,
-// plan_block_in_place) or copies it out. Of rows of one length, the sender
-// reads each row's descriptor (to find the stride) and the receiver builds
-// one for each; of anything else but scalars, each vector is packed on its
-// own, and unpacked on its own unless the rows are read in place (then the
-// receiver reads each row's length and builds its descriptor).
+// plan_block_in_place) or copies it out. Rows of one length go by their
+// stride: the sender reads each row's descriptor to find it. Anything else
+// but scalars is packed vector by vector. The receiver builds a descriptor
+// per row when the rows go by their stride or are read in place (then
+// reading each row's length first), and otherwise unpacks vector by vector.
 static void block_message(Ex *x, int from, int to, Type *t, Shape *blk, bool in_place) {
   int64_t n = len(blk);
   Shape *elem = n ? shape_elem(blk, 0) : NULL;
   bool scalars = elem && elem->kind != SH_PAIR && !shape_is_vector(elem);
   send_words(x, from, to, shape_message_words(&x->sh, blk, 0, n), packed(t, blk), in_place);
   if (from == to || !elem || scalars) return;
-  if (blk->kind == SH_VEC && elem->kind == SH_VEC && !shape_is_vector(elem->a)) {
+  bool strided = blk->kind == SH_VEC && elem->kind == SH_VEC && !shape_is_vector(elem->a);
+  int64_t vectors = strided ? 0 : (int64_t)shape_vectors(blk, 0, n);
+  if (strided) {
     x->open[from].elems += n;
     x->open[from].loads += 2 * n;
+  } else {
+    x->open[from].vectors += vectors;
+  }
+  if (strided || in_place) {
     x->next[to].elems += n;
+    x->next[to].loads += strided ? 0 : n;
     x->next[to].stores += 2 * n;
-    return;
-  }
-  int64_t vectors = (int64_t)shape_vectors(blk, 0, n);
-  x->open[from].vectors += vectors;
-  if (!in_place) {
+  } else {
     x->next[to].vectors += vectors;
-    return;
   }
-  x->next[to].elems += n;
-  x->next[to].loads += n;
-  x->next[to].stores += 2 * n;
 }
 
 static Mark mark(Ex *x) {
