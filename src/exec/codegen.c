@@ -239,7 +239,6 @@ static void block_unpack_helpers(Cg *g, Type *t) {
   Buf *o = &g->types;
   bool nested = t->a->kind == T_VEC, rows = plan_sent_in_place(t) && nested;
   const char *u = nested ? mangle(g, t->a->a) : NULL;
-  int k = nested ? words_of(t->a->a) : 0;
   buf_printf(o, "/* unpacks a block of r elements into at */\n");
   buf_printf(o, "static inline void ub_%s(const rt_msg *m, int64_t r, t_%s *at) {\n", m, e);
   if (ir_word_flat(t->a)) {
@@ -257,11 +256,11 @@ static void block_unpack_helpers(Cg *g, Type *t) {
                     "    return;\n  }\n", e);
     }
     if (rows)
-      buf_printf(o, "  const int64_t *p = w + r;\n"
+      buf_printf(o, "  vw_%s(m, r, at); /* then each row copied out */\n"
                     "  for (int64_t i = 0; i < r; i++) {\n"
-                    "    at[i] = (t_%s){w[i], rt_array(w[i], sizeof *at[i].at)};\n"
-                    "    if (w[i] > 0) memcpy(at[i].at, p, (size_t)w[i] * sizeof *at[i].at);\n"
-                    "    p += w[i] * %d;\n  }\n}\n", e, k);
+                    "    t_%s *row = rt_array(at[i].len, sizeof *row);\n"
+                    "    if (at[i].len > 0) memcpy(row, at[i].at, (size_t)at[i].len * sizeof *row);\n"
+                    "    at[i].at = row;\n  }\n}\n", m, u);
     else
       buf_printf(o, "  for (int64_t i = 0; i < r; i++) w = un_%s(w, &at[i]);\n}\n", e);
   }
@@ -274,29 +273,29 @@ static void block_unpack_helpers(Cg *g, Type *t) {
     buf_printf(o, "  %s v = {r, rt_array(r, sizeof *v.at)};\n  ub_%s(m, r, v.at);\n  return v;\n}\n", c, m);
 }
 
-// vr_*: a received block of rows of word scalars, read where the message
-// holds them.
-static void block_view_helper(Cg *g, Type *t) {
+// vw_*: the rows of a received block of rows of word scalars, found where
+// the message holds them (by the stride, or by the lengths at its head);
+// vr_*: the block so.
+static void block_view_helpers(Cg *g, Type *t) {
   const char *m = mangle(g, t), *e = mangle(g, t->a), *u = mangle(g, t->a->a), *c = ctype(g, t);
   Buf *o = &g->types;
-  int k = words_of(t->a->a);
+  buf_printf(o, "/* the r rows of a received block, where the message holds them */\n");
+  buf_printf(o, "static inline void vw_%s(const rt_msg *m, int64_t r, t_%s *at) {\n", m, e);
+  buf_printf(o, "  int64_t s = m->tag.stride;\n  const int64_t *p = m->words + (s < 0 ? r : 0);\n"
+                "  for (int64_t i = 0; i < r; i++) {\n"
+                "    int64_t len = s < 0 ? m->words[i] : s;\n"
+                "    at[i] = (t_%s){len, (t_%s *)p};\n"
+                "    p += len * %d;\n  }\n}\n", e, u, words_of(t->a->a));
   buf_printf(o, "/* a received block of r rows: read where the message holds them\n"
                 " * (valid until the next barrier) */\n");
   buf_printf(o, "static inline %s vr_%s(const rt_msg *m, int64_t r) {\n", c, m);
-  buf_printf(o, "  int64_t s = m->tag.stride;\n  const int64_t *w = m->words;\n");
-  buf_printf(o, "  %s v = {r, rt_array(r, sizeof *v.at)};\n", c);
-  buf_printf(o, "  if (s >= 0) {\n"
-                "    for (int64_t i = 0; i < r; i++) v.at[i] = (t_%s){s, (t_%s *)w + i * s};\n    return v;\n  }\n", e, u);
-  buf_printf(o, "  const int64_t *p = w + r;\n"
-                "  for (int64_t i = 0; i < r; i++) {\n"
-                "    v.at[i] = (t_%s){w[i], (t_%s *)p};\n"
-                "    p += w[i] * %d;\n  }\n  return v;\n}\n", e, u, k);
+  buf_printf(o, "  %s v = {r, rt_array(r, sizeof *v.at)};\n  vw_%s(m, r, v.at);\n  return v;\n}\n", c, m);
 }
 
 static void block_helpers(Cg *g, Type *t) {
   block_send_helper(g, t);
+  if (plan_sent_in_place(t) && t->a->kind == T_VEC) block_view_helpers(g, t);
   block_unpack_helpers(g, t);
-  if (plan_sent_in_place(t) && t->a->kind == T_VEC) block_view_helper(g, t);
 }
 
 // ld_*: a vector input, from the words rt_input_words packed, made in place
