@@ -126,16 +126,15 @@ of the one taken right after the machine was probed, and the canary
 and the memory canary (matvec1 at m = 10^6, n = 8, streaming 80 MB)
 within 20%, and measures the experiment again if the state changed while
 it ran (since 9e11b96; a factor 4 and 3 before, which let MPI at p = 2 run
-in an exchange state three times slower than its probe's). "same"
-says whether the last attempt ran in the probed state. A probe made in a
+in an exchange state three times slower than its probe's). "same" says
+whether the last attempt ran in the probed state. A probe made in a
 passing state is not kept: the machine is probed again (three times at
-most) when its state 10 s after the probe differs from the one right
-after it, or when the empty sync right after it is not within a factor
-1.5 of the probe's own (since 8868399); if none settles, the guard holds
-the experiments to a quick state in the last probe's own exchange state.
-And `vecbsp probe`
-measures its runs at p = 1 again (twice at most) when its fit explains
-less than 98% of them.
+most) when its state 10 s after the probe differs from the one right after
+it, or when the empty sync right after it is not within a factor 1.5 of
+the probe's own (since 8868399); if none settles, the guard holds the
+experiments to a quick state in the last probe's own exchange state. And
+`vecbsp probe` measures its runs at p = 1 again (twice at most) when its
+fit explains less than 98% of them.
 
 | backend, p | experiment | attempts | probed: sync, g, canary, memory | before: sync, g, canary, memory | after: sync, g, canary, memory | same |
 |---|---|---|---|---|---|---|
@@ -220,19 +219,19 @@ cat <<'EOT'
   sync and g within a factor 1.5 of a state the probe itself was in. The
   sixth run shows the probe as one sample: its MPI p = 1 probe measured the
   add chain at 0.304 ns a step (0.242-0.245 in the runs before and after,
-  its fit as good: r^2 0.995-0.996 in all three), and mss3, bound by that chain, came out 23
-  to 29% high throughout; its threads p = 2 probe put a word streamed in an
-  exchange at 0.525 ns (0.39 in the fifth run), and matvec with m = 8 27 to
-  37% high. In the seventh, both threads configs are within 25% everywhere;
-  MPI p = 1 has a disturbed median (mss3 at n = 56: 12.2 us over its
-  repeats, 7.6 us their minimum, 7.7 us on the repeat experiment) and mss5
-  at n = 1200 predicted 30% low (1.15 us; measured 1.65, at least 1.18);
-  MPI p = 2 was probed in the slow exchange state (empty sync 0.49 us)
-  and ran in it, and its runs of a few
-  microseconds were far off both ways: mss5 at n = 1200-1800 measured 2.5
-  to 3.0 us against 5.4 to 6.2 predicted (their barriers cost less than
-  the empty sync the probe measured in that state), mss2 at n = 56 9.4 us
-  against 16.8.
+  its fit as good: r^2 0.995-0.996 in all three), and mss3, bound by that
+  chain, came out 23 to 29% high throughout; its threads p = 2 probe put a
+  word streamed in an exchange at 0.525 ns (0.39 in the fifth run), and
+  matvec with m = 8 27 to 37% high. In the seventh, both threads configs
+  are within 25% everywhere; MPI p = 1 has a disturbed median (mss3 at
+  n = 56: 12.2 us over its repeats, 7.6 us their minimum, 7.7 us on the repeat
+  experiment) and mss5 at n = 1200 predicted 30% low (1.15 us; measured
+  1.65, at least 1.18); MPI p = 2 was probed in the slow exchange state
+  (empty sync 0.49 us) and ran in it, and its runs of a few microseconds
+  were far off both ways: mss5 at n = 1200-1800 measured 2.5 to 3.0 us
+  against 5.4 to 6.2 predicted (their barriers cost less than the empty
+  sync the probe measured in that state), mss2 at n = 56 9.4 us against
+  16.8.
 - **mss1 at p = 2** was predicted low in each of the first four runs of
   the table above at n = 160: -28 / -22 / -34 / -17% with threads, -32 / -27 /
   -35 / -21% with MPI, and by up to 39% at n = 80 and 120. Two causes were
@@ -260,12 +259,12 @@ cat <<'EOT'
   within 5% the other way or equal, and mss2 against mss3 at n = 112 (MPI
   p = 1), predicted equal. In the three runs before, 12 of the 14 were
   pairs measured 9-13% apart, the other two (16 and 18%) came with the
-  second run's outlier MPI p = 2 probe. Of the 4 misses of the seventh
-  run, matvec (1) against (2) with m = 8, n = 400000 (threads p = 2) is
+  second run's outlier MPI p = 2 probe. Of the 4 misses of the seventh run,
+  matvec (1) against (2) with m = 8, n = 400000 (threads p = 2) is
   measured 15% apart and predicted 5% the other way, as in the fifth run
   (14%, at n = 400000 and 800000); mss2 against mss3 at n = 56 and 112
-  (MPI p = 1, 23 and 14% apart) come with the disturbed medians above, and at n = 56 on MPI
-  p = 2 (15% apart) with the slow exchange state.
+  (MPI p = 1, 23 and 14% apart) come with the disturbed medians above, and
+  at n = 56 on MPI p = 2 (15% apart) with the slow exchange state.
   Before the exact model counted data read again (docs/cost-model.md,
   "Reloads"), matvec (1) with m = 8 was charged 8 passes over v at memory
   rates and ordered after (2), where it measures 20-25% faster: 12 of the
