@@ -1156,18 +1156,24 @@ static void region_master(Cg *g, Region *r, RegionFields *f) {
   buf_printf(g->out, "}\n\n");
 }
 
-// A worker's blocks are read where the message holds them when their
-// layout allows (vb_*, and vr_* for rows where the plan says so): every
-// stage reads them before the region's first barrier, after which messages
-// are gone.
+// A worker reads its blocks, and the values it gets in full, where the
+// message holds them when their layout allows and the plan says so (vb_*
+// for elements of words, vr_* for rows; vb_* copies rows out): the region
+// is done with them by its first barrier, after which messages are gone.
 static void region_worker(Cg *g, Region *r, RegionFields *f) {
   buf_printf(g->out, "/* region %d: a worker receives its part and runs it */\n", r->id);
   buf_printf(g->out, "static void r%d_worker(void) {\n", r->id);
   g->indent = 1;
   emit(g, "int pid = bsp_pid(), P = bsp_nprocs();");
   emit(g, "r%d_cap cap;", r->id);
-  for (int i = 0; i < f->nfull; i++)
-    emit(g, "cap.%s = rf_%s(rt_find(%d, 0));", f->full[i].name, mangle(g, f->full[i].ty), i);
+  for (int i = 0; i < f->nfull; i++) {
+    Type *t = f->full[i].ty;
+    if (plan_full_in_place(r, t))
+      emit(g, "cap.%s = %s_%s(rt_find(%d, 0), rt_find(%d, 0)->tag.n);", f->full[i].name, ir_word_flat(t->a) ? "vb" : "vr",
+           mangle(g, t), i, i);
+    else
+      emit(g, "cap.%s = rf_%s(rt_find(%d, 0));", f->full[i].name, mangle(g, t), i);
+  }
   emit(g, "int64_t n = rt_find(%d, 0)->tag.n;", f->nfull);
   Buf args = {0};
   for (int i = 0; i < f->nscatter; i++) {

@@ -640,11 +640,6 @@ static void send_words(Ex *x, int from, int to, double words, bool packed, bool 
   if (!in_place) x->next[to].unpacked += w;
 }
 
-// A whole value of type t, unpacked by its receiver.
-static void message(Ex *x, int from, int to, Type *t, Shape *v) {
-  send_words(x, from, to, shape_value_words(&x->sh, v), packed(t, v), false);
-}
-
 // A block of a vector: the receiver reads it where it arrived (in_place,
 // plan_block_in_place) or copies it out. Rows of one length go by their
 // stride: the sender reads each row's descriptor to find it. Anything else
@@ -673,6 +668,18 @@ static void block_message(Ex *x, int from, int to, Type *t, Shape *blk, bool in_
     x->next[to].vectors += vectors;
   }
 }
+
+// A whole value of type t: a vector travels as a block of all its elements
+// (sf_* is sb_* of the whole) and is read in place or copied out as blocks
+// are; anything else is packed and unpacked.
+static void value_message(Ex *x, int from, int to, Type *t, Shape *v, bool in_place) {
+  if (t->kind == T_VEC)
+    block_message(x, from, to, t, v, in_place);
+  else
+    send_words(x, from, to, shape_value_words(&x->sh, v), true, false);
+}
+
+static void message(Ex *x, int from, int to, Type *t, Shape *v) { value_message(x, from, to, t, v, false); }
 
 static Mark mark(Ex *x) {
   Mark m = {x->closed, x->nsteps, x->W, x->H, arena_calloc(x->sh.arena, (size_t)x->p, sizeof *m.open)};
@@ -839,7 +846,8 @@ static void stage_segments(Ex *x, Ir *e, Shape **blk, int64_t n) {
 }
 
 // The fetch: process 0 sends each worker the region's data in full and its
-// block of the argument(s); workers read their block where it arrived.
+// block of the argument(s); workers read them where they arrived or copy
+// them out, as the plan says.
 static void fetch(Ex *x, Region *r, Shape **operand, Shape *a, Shape *b, Shape **blk, Shape **blk2) {
   Shape **input = arena_calloc(x->sh.arena, (size_t)r->ninputs + 1, sizeof *input);
   for (int i = 0; i < r->ninputs; i++) input[i] = ev(x, r->inputs[i]);
@@ -849,10 +857,14 @@ static void fetch(Ex *x, Region *r, Shape **operand, Shape *a, Shape *b, Shape *
     blk[k] = slice(x, a, lo_of(x, n, k), lo_of(x, n, k + 1));
     if (b) blk2[k] = slice(x, b, lo_of(x, n, k), lo_of(x, n, k + 1));
     if (k == 0) continue;
-    for (int i = 0; i < r->ncaptured; i++) message(x, 0, k, r->captured[i]->ty, x->env[r->captured[i]->id]);
-    for (int i = 0; i < r->ninputs; i++) message(x, 0, k, r->inputs[i]->ty, input[i]);
+    for (int i = 0; i < r->ncaptured; i++) {
+      Type *t = r->captured[i]->ty;
+      value_message(x, 0, k, t, x->env[r->captured[i]->id], plan_full_in_place(r, t));
+    }
+    for (int i = 0; i < r->ninputs; i++)
+      value_message(x, 0, k, r->inputs[i]->ty, input[i], plan_full_in_place(r, r->inputs[i]->ty));
     for (int s = 0; s < r->nstages; s++)
-      if (operand[s]) message(x, 0, k, r->stages[s]->a->ty, operand[s]);
+      if (operand[s]) value_message(x, 0, k, r->stages[s]->a->ty, operand[s], plan_full_in_place(r, r->stages[s]->a->ty));
     block_message(x, 0, k, ta, blk[k], plan_block_in_place(r, ta));
     if (b) block_message(x, 0, k, tb, blk2[k], plan_block_in_place(r, tb));
   }

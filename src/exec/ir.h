@@ -144,6 +144,9 @@ bool ir_word_flat(Type *t);
 // Does a worker read its block of r's distributed argument, a vector of
 // type t, where the message holds it (else it copies it out)?
 bool plan_block_in_place(const Region *r, Type *t);
+// Does a worker read a value of type t that r's fetch sends it in full (a
+// captured variable or input, a c_prod operand) where the message holds it?
+bool plan_full_in_place(const Region *r, Type *t);
 // Does a message of a value of type t go to bsp_send from where the value
 // lies, rather than packed into a buffer first? Vectors of word scalars
 // do, and vectors of rows of them if the rows are of one length and follow

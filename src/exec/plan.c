@@ -314,9 +314,11 @@ static void find_vector_folds(Ir *e) {
 // counted"): vectors of elements whose scalars are words, or of rows of
 // such (of one length, as the message says). The sender hands them to
 // bsp_send where they lie, and a worker reads its block of the region's
-// argument where the message holds it, until the next barrier, unless a
-// stage keeps the rows past a barrier (prefix's first pass, inits and
-// tails store descriptors of them).
+// argument, and the values it receives in full, where the message holds
+// them, until the next barrier, unless the region uses them past one:
+// prefix's first pass, inits and tails store descriptors of rows, and
+// prefix's second pass and every stage after inits or tails apply their
+// functions (and so read the captured data) after a barrier.
 //
 
 bool ir_word_flat(Type *t) {
@@ -328,13 +330,17 @@ bool plan_sent_in_place(Type *t) {
   return t->kind == T_VEC && (ir_word_flat(t->a) || (t->a->kind == T_VEC && ir_word_flat(t->a->a)));
 }
 
-bool plan_block_in_place(const Region *r, Type *t) {
-  if (!plan_sent_in_place(t)) return false;
-  if (ir_word_flat(t->a)) return true;
+static bool works_past_barrier(const Region *r) {
   for (int s = 0; s < r->nstages; s++)
-    if (r->stages[s]->kind == IR_PREFIX || r->stages[s]->kind == IR_INITS || r->stages[s]->kind == IR_TAILS) return false;
-  return true;
+    if (r->stages[s]->kind == IR_PREFIX || r->stages[s]->kind == IR_INITS || r->stages[s]->kind == IR_TAILS) return true;
+  return false;
 }
+
+bool plan_block_in_place(const Region *r, Type *t) {
+  return plan_sent_in_place(t) && (ir_word_flat(t->a) || !works_past_barrier(r));
+}
+
+bool plan_full_in_place(const Region *r, Type *t) { return plan_sent_in_place(t) && !works_past_barrier(r); }
 
 //
 // Captured data: the free variables and the inputs of the stage functions.

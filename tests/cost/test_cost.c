@@ -616,6 +616,17 @@ static void test_calibration(void) {
   CHECK(worker->vectors == 0 && worker->unpacked == 0 && worker->stores == 5 + 2 * 5,
         "segments read in place: %lld vectors, %lld unpacked, %lld stores", (long long)worker->vectors,
         (long long)worker->unpacked, (long long)worker->stores);
+  // A captured vector of 10 words is read where the message holds it by a
+  // map's worker, and copied out (10 words unpacked) by a prefix's, whose
+  // second pass applies the function after a barrier (plan_full_in_place).
+  prog = load_text(a, "param n\ninput v : [n]int\nmain = map (\\x -> fold (+) (map (\\y -> x * y) v)) v\n");
+  exact_cost(a, prog, params_of(a, prog, "n=10"), 2, &x);
+  CHECK(x.steps[1].procs[1].unpacked == 0, "captured vector read in place: %lld unpacked",
+        (long long)x.steps[1].procs[1].unpacked);
+  prog = load_text(a, "param n\ninput v : [n]int\nmain = prefix (\\a b -> a + b + fold (+) v) v\n");
+  exact_cost(a, prog, params_of(a, prog, "n=10"), 2, &x);
+  CHECK(x.steps[1].procs[1].unpacked == 10, "captured vector copied out for prefix: %lld unpacked",
+        (long long)x.steps[1].procs[1].unpacked);
   // Mispredicted loop exits: one per loop over an element longer than 64
   // whose length differs from the element before. Segments of 1..100 (or
   // 100..1) have 36 such; rows of one length none; a function with two
