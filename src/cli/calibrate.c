@@ -89,42 +89,70 @@ static double recorded_seconds(const json_t *recorded, const char *program, int 
   return 0;
 }
 
-// Runs one program at one size (or looks its time up in recorded): the
-// measured local time and its counts.
-static CalibrationRun measure_one(Arena *a, const CalProgram *cp, int size, const Options *base, int p,
-                                  const Calibration *guess, const json_t *recorded) {
+// Rounds over all the runs of a probe (--quick: one).
+enum { PROBE_ROUNDS = 3 };
+
+// One run of a calibration program: its counts, and what measures it.
+typedef struct CalRun {
+  CalibrationRun run;    // counts, then seconds
+  const CalProgram *cp;  // the program
+  int size;              // which of its sizes
+  Options opt;           // the options it runs with (its sizes bound)
+  char *exe;             // its executable (none when its time is recorded)
+} CalRun;
+
+// One program at one size: its counts at p, and its executable or recorded time.
+static CalRun prepare_run(Arena *a, const CalProgram *cp, int size, const Options *base, int p, const Calibration *guess,
+                          const json_t *recorded) {
+  CalRun r = {.cp = cp, .size = size, .opt = *base};
   Program *prog = cli_load_string(a, cp->name, cp->source);
-  Options opt = *base;
-  opt.defines = (const char **)cp->sizes[size];
-  opt.ndefines = cp->sizes[size][1] ? 2 : 1;
-  int64_t *params = cli_bind_params(a, prog, &opt);
+  r.opt.defines = (const char **)cp->sizes[size];
+  r.opt.ndefines = cp->sizes[size][1] ? 2 : 1;
+  int64_t *params = cli_bind_params(a, prog, &r.opt);
   ExactResult x;
   exact_cost(a, prog, params, p, &x);
-  CalibrationRun run = model_run(&x, guess);
-  if (recorded) {
-    run.seconds = recorded_seconds(recorded, cp->name, p, size);
-    return run;
-  }
-  RunOutcome o = runner_measure(a, runner_build(a, prog, &opt), &opt, p);
-  run.seconds = o.median;
-  runner_free(&o);
-  return run;
+  r.run = model_run(&x, guess);
+  if (recorded)
+    r.run.seconds = recorded_seconds(recorded, cp->name, p, size);
+  else
+    r.exe = runner_build(a, prog, &r.opt);
+  return r;
+}
+
+// Times the runs in rounds over all of them, each keeping the median of its
+// rounds' medians: this VM slows for seconds at a time, and a probe that
+// timed each run once, in a row, put the add chain at 0.304 ns a step
+// (0.242-0.245 in two others) and every prediction of its machine file
+// with it.
+static void time_runs(Arena *a, CalRun *runs, int n, int p, int rounds) {
+  double *medians = arena_calloc(a, (size_t)(n * rounds) + 1, sizeof *medians);
+  for (int round = 0; round < rounds; round++)
+    for (int i = 0; i < n; i++) {
+      RunOutcome o = runner_measure(a, runs[i].exe, &runs[i].opt, p);
+      medians[i * rounds + round] = o.median;
+      runner_free(&o);
+    }
+  for (int i = 0; i < n; i++) runs[i].run.seconds = runner_median(medians + i * rounds, rounds);
 }
 
 // Measures each program at each size (at p processes), appending the runs
 // and their report rows; with recorded, the runs it has.
 static int measure_all(Arena *a, const CalProgram *progs, int nprogs, int sizes, const Options *base, int p,
                        const Calibration *guess, const json_t *recorded, CalibrationRun *runs, json_t *report) {
-  int n = 0;
+  CalRun *all = arena_calloc(a, (size_t)nprogs * 3, sizeof *all);
+  int nall = 0, n = 0;
   for (int i = 0; i < nprogs; i++)
-    for (int size = 0; size < sizes && progs[i].sizes[size][0]; size++) {
-      CalibrationRun r = measure_one(a, &progs[i], size, base, p, guess, recorded);
-      if (recorded && r.seconds <= 0) continue;
-      json_t *row = json_pack("{s:s, s:i, s:f}", "program", progs[i].name, "p", p, "seconds", r.seconds);
-      for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(row, cal_term_names[t], json_real(r.count[t]));
-      json_array_append_new(report, row);
-      if (r.seconds > 0) runs[n++] = r;
-    }
+    for (int size = 0; size < sizes && progs[i].sizes[size][0]; size++)
+      all[nall++] = prepare_run(a, &progs[i], size, base, p, guess, recorded);
+  if (!recorded) time_runs(a, all, nall, p, base->rounds);
+  for (int i = 0; i < nall; i++) {
+    CalibrationRun r = all[i].run;
+    if (recorded && r.seconds <= 0) continue;
+    json_t *row = json_pack("{s:s, s:i, s:f}", "program", all[i].cp->name, "p", p, "seconds", r.seconds);
+    for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(row, cal_term_names[t], json_real(r.count[t]));
+    json_array_append_new(report, row);
+    if (r.seconds > 0) runs[n++] = r;
+  }
   return n;
 }
 
@@ -250,8 +278,10 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
                       const json_t *recorded) {
   Arena *a = arena_new();
   Options base = {.backend = backend, .has_seed = true, .seed = 1};
-  base.repeat = effort && strcmp(effort, "--quick") == 0 ? 1 : effort && strcmp(effort, "--long") == 0 ? 21 : 11;
-  int sizes = effort && strcmp(effort, "--quick") == 0 && !recorded ? 1 : 3;
+  bool quick = effort && strcmp(effort, "--quick") == 0;
+  base.repeat = quick ? 1 : effort && strcmp(effort, "--long") == 0 ? 21 : 11;
+  base.rounds = quick ? 1 : PROBE_ROUNDS;
+  int sizes = quick && !recorded ? 1 : 3;
   CalibrationRun runs[CORE_RUNS + NPROGRAMS * 3];
   json_t *report;
   int attempts;
