@@ -105,7 +105,7 @@ mean_state() {  # A B: the geometric mean of two states, field by field
 }
 probe_settled() {  # BACKEND P MACHINE
   local now later own reference=
-  for try in 1 2 3 4; do
+  for _ in 1 2 3 4; do
     "$vecbsp" probe -p "$2" --backend "$1" -o "$3" >&2
     own=$(awk -F'[:,]' '/^  "sync_seconds"/ { print $2 + 0 }' "$3")
     now=$(quick_state "$1" "$2")
@@ -134,6 +134,16 @@ await_state() {  # BACKEND P REFERENCE: waits up to two minutes for it; prints t
   echo "$now"
 }
 
+# A state that outlasts the wait of two attempts (over four minutes: one
+# validation run's threads p = 2 went from an empty sync of 0.12 us and g
+# of 0.26 ns to 0.50 us and 0.67 ns during its first experiment and stayed
+# there for both, measured 25-67% slower than predicted) is the machine's
+# state for now: it is probed again (twice at most per config; the
+# machine file it replaces is kept as machine-BACKEND-pP-probeN.json, and
+# the state log says which probe each attempt was held to), and the
+# experiment measured a third time against that probe.
+max_reprobes=2
+
 measure() {  # OUT [OPTION...]: the exact model's CSV of one experiment, measured
   local out=$1
   shift
@@ -146,10 +156,12 @@ for config in "${configs[@]}"; do
   read -r backend p kind <<<"$config"
   machine=$out/machine-$backend-p$p.json
   echo "== $backend, p = $p: probing"
+  rm -f "${machine%.json}"-probe*.json
   if [ "$kind" = targeted ]; then
     probed=$(probe_settled "$backend" "$p" "$machine")
+    probes=1
     log=$out/state-$backend-p$p.csv
-    echo "experiment,attempt,probed_sync,probed_g,probed_canary,probed_memory,before_sync,before_g,before_canary,before_memory,after_sync,after_g,after_canary,after_memory,same" >"$log"
+    echo "experiment,attempt,probed_sync,probed_g,probed_canary,probed_memory,before_sync,before_g,before_canary,before_memory,after_sync,after_g,after_canary,after_memory,same,probe" >"$log"
   else
     "$vecbsp" probe -p "$p" --backend "$backend" -o "$machine"
   fi
@@ -160,13 +172,20 @@ for config in "${configs[@]}"; do
     base=$out/$name-$backend-p$p
     echo "   $name"
     if [ "$kind" = targeted ]; then
-      for attempt in 1 2; do
+      for attempt in 1 2 3; do
+        if [ "$attempt" = 3 ]; then
+          [ "$probes" -le "$max_reprobes" ] || break
+          echo "   out of its probed state twice: probing again"
+          mv "$machine" "${machine%.json}-probe$probes.json"
+          probes=$((probes + 1))
+          probed=$(probe_settled "$backend" "$p" "$machine")
+        fi
         before=$(await_state "$backend" "$p" "$probed")
         measure "$base-exact.csv" --plot "$base.svg"
         after=$(quick_state "$backend" "$p")
         same=yes
         same_state "$before" "$probed" && same_state "$after" "$probed" || same=no
-        echo "$name,$attempt,${probed// /,},${before// /,},${after// /,},$same" >>"$log"
+        echo "$name,$attempt,${probed// /,},${before// /,},${after// /,},$same,$probes" >>"$log"
         [ $same = yes ] && break
       done
     else

@@ -106,10 +106,13 @@ cat <<EOT
 EOT
 for config in "$@"; do
   read -r backend p _ <<<"$config"
-  m=$dir/machine-$backend-p$p.json
-  awk -v f="$(basename "$m")" -F'[:,]' '
-    /"s":/ { s = $2 } /"g":/ { g = $2 } /"l":/ { l = $2 } /"g_seconds":/ { gs = $2 } /"l_seconds":/ { ls = $2 }
-    END { printf "| %s | %.3g | %.3g | %.3g | %.3g | %.3g |\n", f, s, g, l, gs, ls }' "$m"
+  # The probes a state change replaced (validate.sh), then the last.
+  for m in "$dir/machine-$backend-p$p"-probe*.json "$dir/machine-$backend-p$p.json"; do
+    [ -f "$m" ] || continue
+    awk -v f="$(basename "$m")" -F'[:,]' '
+      /"s":/ { s = $2 } /"g":/ { g = $2 } /"l":/ { l = $2 } /"g_seconds":/ { gs = $2 } /"l_seconds":/ { ls = $2 }
+      END { printf "| %s | %.3g | %.3g | %.3g | %.3g | %.3g |\n", f, s, g, l, gs, ls }' "$m"
+  done
 done
 states=("$dir"/state-*.csv)
 if [ -f "${states[0]}" ]; then
@@ -132,20 +135,25 @@ passing state is not kept: the machine is probed again (three times at
 most) when its state 10 s after the probe differs from the one right after
 it, or when the empty sync right after it is not within a factor 1.5 of
 the probe's own (since 8868399); if none settles, the guard holds the
-experiments to a quick state in the last probe's own exchange state. And
+experiments to a quick state in the last probe's own exchange state. When
+an experiment has run out of the probed state twice, the machine is
+probed again (twice at most per config; the machine files it replaced are
+listed under Machines as `-probeN`) and the experiment measured a third
+time; "probe" says which probe the last attempt was held to. And
 `vecbsp probe` measures its runs at p = 1 again (twice at most) when its
 fit explains less than 98% of them.
 
-| backend, p | experiment | attempts | probed: sync, g, canary, memory | before: sync, g, canary, memory | after: sync, g, canary, memory | same |
-|---|---|---|---|---|---|---|
+| backend, p | experiment | attempts | probed: sync, g, canary, memory | before: sync, g, canary, memory | after: sync, g, canary, memory | same | probe |
+|---|---|---|---|---|---|---|---|
 EOT
   for f in "${states[@]}"; do
     config=$(basename "$f" .csv)
     config=${config#state-}
     awk -F, -v c="${config/-p/, p = }" 'NR > 1 { last[$1] = $0; n[$1] = $2; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
       END { for (i = 1; i <= k; i++) { split(last[order[i]], r, ",")
-              printf "| %s | %s | %d | %.2g, %.2g, %.3g, %.3g | %.2g, %.2g, %.3g, %.3g | %.2g, %.2g, %.3g, %.3g | %s |\n", c, r[1],
-                     n[order[i]], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15] } }' "$f"
+              printf "| %s | %s | %d | %.2g, %.2g, %.3g, %.3g | %.2g, %.2g, %.3g, %.3g | %.2g, %.2g, %.3g, %.3g | %s | %d |\n", c, r[1],
+                     n[order[i]], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15],
+                     r[16] ? r[16] : 1 } }' "$f"
   done
 fi
 
