@@ -96,15 +96,14 @@ enum { PROBE_ROUNDS = 3 };
 typedef struct CalRun {
   CalibrationRun run;    // counts, then seconds
   const CalProgram *cp;  // the program
-  int size;              // which of its sizes
   Options opt;           // the options it runs with (its sizes bound)
   char *exe;             // its executable (none when its time is recorded)
 } CalRun;
 
 // One program at one size: its counts at p, and its executable or recorded time.
-static CalRun prepare_run(Arena *a, const CalProgram *cp, int size, const Options *base, int p, const Calibration *guess,
-                          const json_t *recorded) {
-  CalRun r = {.cp = cp, .size = size, .opt = *base};
+static CalRun prepare_run(Arena *a, const CalProgram *cp, int size, const Options *base, int p,
+                          const Calibration *guess, const json_t *recorded) {
+  CalRun r = {.cp = cp, .opt = *base};
   Program *prog = cli_load_string(a, cp->name, cp->source);
   r.opt.defines = (const char **)cp->sizes[size];
   r.opt.ndefines = cp->sizes[size][1] ? 2 : 1;

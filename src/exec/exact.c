@@ -863,8 +863,10 @@ static void fetch(Ex *x, Region *r, Shape **operand, Shape *a, Shape *b, Shape *
     }
     for (int i = 0; i < r->ninputs; i++)
       value_message(x, 0, k, r->inputs[i]->ty, input[i], plan_full_in_place(r, r->inputs[i]->ty));
-    for (int s = 0; s < r->nstages; s++)
-      if (operand[s]) value_message(x, 0, k, r->stages[s]->a->ty, operand[s], plan_full_in_place(r, r->stages[s]->a->ty));
+    for (int s = 0; s < r->nstages; s++) {
+      Type *t = r->stages[s]->a->ty;
+      if (operand[s]) value_message(x, 0, k, t, operand[s], plan_full_in_place(r, t));
+    }
     block_message(x, 0, k, ta, blk[k], plan_block_in_place(r, ta));
     if (b) block_message(x, 0, k, tb, blk2[k], plan_block_in_place(r, tb));
   }
