@@ -137,7 +137,7 @@ await_state() {  # BACKEND P REFERENCE: waits up to two minutes for it; prints t
 # A state that outlasts the wait of two attempts (over four minutes: one
 # validation run's threads p = 2 went from an empty sync of 0.12 us and g
 # of 0.26 ns to 0.50 us and 0.67 ns during its first experiment and stayed
-# there for both, measured 25-67% slower than predicted) is the machine's
+# there for both, measured 22-67% slower than predicted) is the machine's
 # state for now: it is probed again (twice at most per config; the
 # machine file it replaces is kept as machine-BACKEND-pP-probeN.json, and
 # the state log says which probe each attempt was held to), and the
