@@ -679,8 +679,6 @@ static void value_message(Ex *x, int from, int to, Type *t, Shape *v, bool in_pl
     send_words(x, from, to, shape_value_words(&x->sh, v), true, false);
 }
 
-static void message(Ex *x, int from, int to, Type *t, Shape *v) { value_message(x, from, to, t, v, false); }
-
 static Mark mark(Ex *x) {
   Mark m = {x->closed, x->nsteps, x->W, x->H, arena_calloc(x->sh.arena, (size_t)x->p, sizeof *m.open)};
   memcpy(m.open, x->open, (size_t)x->p * sizeof *m.open);
@@ -765,7 +763,7 @@ static Shape *stage_fold(Ex *x, Ir *e, Shape *env, Shape **blk) {
     if (x->p > 1) count_carried(x->now, e->carried, len(blk[k]) - 1);
     first_element(x, e, shape_elem(blk[k], 0));
     part[k] = fold_vec(x, e, env, shape_elem(blk[k], 0), followable(x, blk[k]), 1);
-    message(x, k, 0, e->ty, part[k]);
+    value_message(x, k, 0, e->ty, part[k], false);
   }
   region_barrier(x, e, "partial results");
   on(x, 0);
@@ -789,7 +787,7 @@ static void stage_prefix(Ex *x, Ir *e, Shape *env, Shape **blk, int64_t n) {
     x->now->stores += words * len(blk[k]);
     x->now->loads += words * len(blk[k]);
     for (int q = k + 1; q < x->p && len(blk[k]); q++)
-      if (!empty_block(x, n, q)) message(x, k, q, e->ty->a, shape_elem(blk[k], len(blk[k]) - 1));
+      if (!empty_block(x, n, q)) value_message(x, k, q, e->ty->a, shape_elem(blk[k], len(blk[k]) - 1), false);
   }
   region_barrier(x, e, "block totals");
   // Downwards, so that the lower blocks still hold their local prefixes.
