@@ -198,7 +198,7 @@ cat <<'EOT'
   tables above show; between the first four the code changed only in how
   it probes and guards the machine's state, the next three have the mss1
   fixes below and the stricter guard, the last two also read captured
-  data in place (6dad7c7) and probe in 3 rounds (4f9d3b0), and the last
+  data in place (d6415e2) and probe in 3 rounds (4f9d3b0), and the last
   probes again when the state moves for good (10e86b9); the eighth was
   stopped before its oversubscribed configs): exact median / largest /
   over 25% at threads p = 1, threads p = 2, MPI p = 1, MPI p = 2:
