@@ -142,7 +142,9 @@ _Noreturn void bsp_backend_halt(void);
 _Noreturn void bsp_await_halt(void);
 extern const bool bsp_backend_direct_hp;
 
-/* The shared phases of a sync, in the order backends call them. */
+/* The shared phases of a sync, in the order backends call them (after
+ * bsp_step_start, once, in bsp_begin). */
+void bsp_step_start(void);
 void bsp_step_header(struct bsp_proc *me, uint32_t kind, struct bsp_header *h);
 void bsp_step_check(const struct bsp_proc *me, const struct bsp_header *root,
                     const struct bsp_header *other, int other_pid);

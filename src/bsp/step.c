@@ -1,4 +1,6 @@
 /* step.c: the phases of a sync that both backends share: agreement checks, delivery, registration. */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bsp_internal.h"
@@ -6,6 +8,33 @@
 static size_t pad8(size_t n)
 {
     return (n + 7) & ~(size_t)7;
+}
+
+/* BSP_POISON_MESSAGES set (tests): see poison_messages. */
+static bool poison;
+
+/* Called by bsp_begin before any process runs, so the flag never changes
+ * while the SPMD section reads it. */
+void bsp_step_start(void)
+{
+    const char *s = getenv("BSP_POISON_MESSAGES");
+    poison = s && *s;
+}
+
+/* The messages a process received end with the superstep that read them
+ * (the standard keeps them until the next sync). Poisoned, their tags and
+ * payloads are overwritten as the sync begins, so that a program reading
+ * one later reads garbage rather than what a backend happens to keep: the
+ * threads backend's double buffers keep them a superstep more. Each
+ * process overwrites only its own records, before the barrier after which
+ * their senders reuse the buffers. */
+static void poison_messages(struct bsp_proc *me)
+{
+    const struct bsp_msg_rec *const *q = (const struct bsp_msg_rec *const *)me->queue.data;
+    for (size_t i = 0; i < me->queue.len / sizeof *q; i++) {
+        char *data = (char *)(uintptr_t)(q[i] + 1);
+        memset(data, 0xa5, pad8((size_t)q[i]->tagsize) + pad8((size_t)q[i]->nbytes));
+    }
 }
 
 static const char *kind_name(uint32_t kind)
@@ -16,6 +45,8 @@ static const char *kind_name(uint32_t kind)
 void bsp_step_header(struct bsp_proc *me, uint32_t kind, struct bsp_header *h)
 {
     bsp_profile_arrive(me);
+    if (poison)
+        poison_messages(me);
     const struct bsp_regop *ops = (const struct bsp_regop *)me->regops.data;
     size_t n = me->regops.len / sizeof *ops;
     *h = (struct bsp_header){.kind = kind, .flags = me->flags,

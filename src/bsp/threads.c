@@ -156,6 +156,7 @@ void bsp_begin(bsp_nprocs_t maxprocs)
     if (!thr_spmd && !thr_argv)
         load_cmdline();
     bsp_profile_start();
+    bsp_step_start();
     struct thr_team *team = bsp_xcalloc(1, sizeof *team);
     team->nprocs = maxprocs;
     team->procs = bsp_xcalloc((size_t)maxprocs, sizeof *team->procs);

@@ -6,6 +6,9 @@
 #   --examples  examples/*.vec at sizes not divisible by P, and P > n
 #   --random    random inputs of several sizes for every example
 set -u
+# A message read after the barrier that ends its life must show: the
+# runtime overwrites each superstep's messages as the next sync begins.
+export BSP_POISON_MESSAGES=1
 vecbsp=$1 backend=$2 procs=$3
 shift 3
 root=$(cd "$(dirname "$0")/../.." && pwd)
