@@ -1156,10 +1156,14 @@ static void region_master(Cg *g, Region *r, RegionFields *f) {
   buf_printf(g->out, "}\n\n");
 }
 
+// The helper that reads a received vector of type t where the message
+// holds it: vb_* for elements of words, vr_* for rows of them.
+static const char *in_place_view(Type *t) { return ir_word_flat(t->a) ? "vb" : "vr"; }
+
 // A worker reads its blocks, and the values it gets in full, where the
-// message holds them when their layout allows and the plan says so (vb_*
-// for elements of words, vr_* for rows; vb_* copies rows out): the region
-// is done with them by its first barrier, after which messages are gone.
+// message holds them when the plan says so (in_place_view); otherwise it
+// copies them out (vb_* copies rows out, rf_* whole values): the region is
+// done with them by its first barrier, after which messages are gone.
 static void region_worker(Cg *g, Region *r, RegionFields *f) {
   buf_printf(g->out, "/* region %d: a worker receives its part and runs it */\n", r->id);
   buf_printf(g->out, "static void r%d_worker(void) {\n", r->id);
@@ -1169,8 +1173,8 @@ static void region_worker(Cg *g, Region *r, RegionFields *f) {
   for (int i = 0; i < f->nfull; i++) {
     Type *t = f->full[i].ty;
     if (plan_full_in_place(r, t))
-      emit(g, "cap.%s = %s_%s(rt_find(%d, 0), rt_find(%d, 0)->tag.n);", f->full[i].name, ir_word_flat(t->a) ? "vb" : "vr",
-           mangle(g, t), i, i);
+      emit(g, "cap.%s = %s_%s(rt_find(%d, 0), rt_find(%d, 0)->tag.n);", f->full[i].name, in_place_view(t), mangle(g, t),
+           i, i);
     else
       emit(g, "cap.%s = rf_%s(rt_find(%d, 0));", f->full[i].name, mangle(g, t), i);
   }
@@ -1178,7 +1182,7 @@ static void region_worker(Cg *g, Region *r, RegionFields *f) {
   Buf args = {0};
   for (int i = 0; i < f->nscatter; i++) {
     Field *s = &f->scatter[i];
-    const char *view = !ir_word_flat(s->ty->a) && plan_block_in_place(r, s->ty) ? "vr" : "vb";
+    const char *view = plan_block_in_place(r, s->ty) ? in_place_view(s->ty) : "vb";
     emit(g, "%s %s = %s_%s(rt_find(%d, 0), rt_lo(n, P, pid + 1) - rt_lo(n, P, pid));", ctype(g, s->ty), s->name,
          view, mangle(g, s->ty), f->nfull + i);
     buf_printf(&args, ", %s", s->name);
