@@ -152,6 +152,26 @@ measure() {  # OUT [OPTION...]: the exact model's CSV of one experiment, measure
     --measure --repeat "$repeat" --rounds "$rounds" --csv "$@" >"$out"
 }
 
+measure_in_state() {  # the experiment, held to the probed state (updates probed, probes; logs each attempt)
+  local attempt before after same
+  for attempt in 1 2 3; do
+    if [ "$attempt" = 3 ]; then
+      [ "$probes" -le "$max_reprobes" ] || return 0
+      echo "   out of its probed state twice: probing again"
+      mv "$machine" "${machine%.json}-probe$probes.json"
+      probes=$((probes + 1))
+      probed=$(probe_settled "$backend" "$p" "$machine")
+    fi
+    before=$(await_state "$backend" "$p" "$probed")
+    measure "$base-exact.csv" --plot "$base.svg"
+    after=$(quick_state "$backend" "$p")
+    same=yes
+    same_state "$before" "$probed" && same_state "$after" "$probed" || same=no
+    echo "$name,$attempt,${probed// /,},${before// /,},${after// /,},$same,$probes" >>"$log"
+    [ $same = yes ] && return 0
+  done
+}
+
 for config in "${configs[@]}"; do
   read -r backend p kind <<<"$config"
   machine=$out/machine-$backend-p$p.json
@@ -172,22 +192,7 @@ for config in "${configs[@]}"; do
     base=$out/$name-$backend-p$p
     echo "   $name"
     if [ "$kind" = targeted ]; then
-      for attempt in 1 2 3; do
-        if [ "$attempt" = 3 ]; then
-          [ "$probes" -le "$max_reprobes" ] || break
-          echo "   out of its probed state twice: probing again"
-          mv "$machine" "${machine%.json}-probe$probes.json"
-          probes=$((probes + 1))
-          probed=$(probe_settled "$backend" "$p" "$machine")
-        fi
-        before=$(await_state "$backend" "$p" "$probed")
-        measure "$base-exact.csv" --plot "$base.svg"
-        after=$(quick_state "$backend" "$p")
-        same=yes
-        same_state "$before" "$probed" && same_state "$after" "$probed" || same=no
-        echo "$name,$attempt,${probed// /,},${before// /,},${after// /,},$same,$probes" >>"$log"
-        [ $same = yes ] && break
-      done
+      measure_in_state
     else
       measure "$base-exact.csv" --plot "$base.svg"
     fi
