@@ -97,8 +97,15 @@ static void counts_max(Counts *restrict to, const Counts *restrict c) {
     if (count_at(c, at) > count_at(to, at)) set_count_at(to, at, count_at(c, at));
 }
 
-// iterations of a loop whose carried dependency is carried (plan.c).
+// A core runs this many steps of a loop's carried dependency while it still
+// works on the code before and after the loop (measured:
+// docs/cost-model.md, "Carried dependencies").
+enum { OVERLAPPED_STEPS = 8 };
+
+// iterations of a loop whose carried dependency is carried (plan.c), less
+// the steps the code around the loop hides.
 static void count_carried(Counts *c, const int carried[LAT_CLASSES], int64_t iterations) {
+  iterations -= iterations < OVERLAPPED_STEPS ? iterations : OVERLAPPED_STEPS;
   for (int k = 0; k < LAT_CLASSES && iterations > 0; k++) c->carried[k] += carried[k] * iterations;
 }
 
