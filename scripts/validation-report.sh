@@ -182,24 +182,29 @@ cat <<'EOT'
   0.245 and 0.304).
 - **Short loops in the cache are predicted high at p = 1**: matvec (1)
   with n = 8 at m = 200000 (rows of 8, 14 MB) by 10 to 34% in each of the
-  nine runs below, on both backends (matvec (2), whose loops are long, -4
-  to +13% at the same size); mss4 at n = 64 by 10 to 25% in all eighteen;
-  mss3 at n = 56 by 9 to 29% in seventeen. The model adds the times of its
-  units (a loop iteration, a multiplication, a load...), fitted mostly to
-  long loops; a core overlaps them, and the carried chains of consecutive
-  short loops, more than the sum says (docs/cost-model.md).
+  ten runs below, on both backends (matvec (2), whose loops are long, -4
+  to +13% at the same size); mss3 at n = 56-64 by 9 to 29% in most. The
+  model adds the times of its units (a loop iteration, a multiplication, a
+  load...), fitted mostly to long loops; a core overlaps them more than
+  the sum says: a row of 8 of matvec (1) takes 2.45 ns in the cache, 10
+  cycles for 9 iterations and 8 multiplications, where the sum of their
+  units is 3.07 ns. mss4 at n = 64 was 10 to 25% high in the first nine
+  runs, its loops' carried chains overlapping the code around them; the
+  model counts that since d453589 (8 steps a loop, docs/cost-model.md,
+  "Carried dependencies"): -3% and +6% in the tenth.
 - **Runs of a few microseconds** (mss5 below n = 10^4, the smallest mss
   sizes at p = 2): a barrier's cost varies with when the processes reach it.
 - **Loops over segments of varying length** (mss1-mss3): their exits are
   mispredicted once longer than about 64 iterations (docs/cost-model.md,
   "Loop exits"); the limit is not sharp. At the smallest sizes the loops
   are short and predicted high (above).
-- **Nine runs, 2026-11-22** (this prose is about them, whatever run the
+- **Ten runs, 2026-11-22** (this prose is about them, whatever run the
   tables above show; between the first four the code changed only in how
   it probes and guards the machine's state, the next three have the mss1
-  fixes below and the stricter guard, the last two also read captured
-  data in place (d6415e2) and probe in 3 rounds (4f9d3b0), and the last
-  probes again when the state moves for good (10e86b9); the eighth was
+  fixes below and the stricter guard, the next two also read captured
+  data in place (d6415e2) and probe in 3 rounds (4f9d3b0), the ninth
+  probes again when the state moves for good (10e86b9), and the tenth
+  counts the overlap of short loops' chains (d453589); the eighth was
   stopped before its oversubscribed configs): exact median / largest /
   over 25% at threads p = 1, threads p = 2, MPI p = 1, MPI p = 2:
 
@@ -214,6 +219,7 @@ cat <<'EOT'
   | 9ee5b70 | 5.1 / 20.7 / 0 | 6.3 / 24.5 / 0 | 4.7 / 30.4 / 2 | 10.5 / 115.3 / 5 | 76 of 80 |
   | 4f9d3b0 | 4.2 / 23.8 / 0 | 8.8 / 66.7 / 6 | 5.5 / 29.6 / 1 | 6.4 / 44.2 / 4 | 79 of 83 |
   | 10e86b9 | 4.6 / 19.9 / 0 | 8.1 / 23.3 / 0 | 4.6 / 25.5 / 1 | 12.0 / 65.4 / 8 | 74 of 77 |
+  | d453589 | 3.5 / 16.7 / 0 | 4.8 / 28.2 / 1 | 4.7 / 28.8 / 2 | 6.6 / 36.9 / 1 | 77 of 79 |
 
   The second run's MPI probes were outliers: at p = 1 a disturbed
   calibration (its fit explained 0.954 of its runs; matvec predicted
@@ -271,7 +277,19 @@ cat <<'EOT'
   probe, mss1 and mss2 at n = 40-120 were predicted 20 to 65% high, mss2
   and mss3 at n = 56 53 and 30%; to the third, mss4 at n = 64 25% and mss5
   at n = 1800-2400 20-22%; to the first, matvec on 800 x 800 matrices 23
-  and 25% low.
+  and 25% low. In the tenth, every experiment ran in its probed state at
+  the first attempt (threads p = 2 took four probes to settle: the first
+  three measured an empty sync of 0.52-0.59 us, the quick states after
+  each 0.11-0.12 us), and threads p = 1 and 2 have the lowest medians of
+  the ten runs. Four runs are over 25%: mss3 at n = 56 and 64 (MPI p = 1,
+  +29% and +26%), matvec (1) with n = 8 at m = 1200000 (threads p = 2,
+  -28%) and mss1 at n = 160 (MPI p = 2, -37%). Against the second
+  measurement of the same experiment, mss3 at n = 64 is +24% and mss1 at
+  n = 160 -36% (below), and matvec (1) with n = 8 at m = 200000 (MPI
+  p = 1, +24%) +32% (the short loops above); mss3 at n = 56 is +15% and
+  matvec (1) at m = 1200000 -17%. The machine's own repeatability (the
+  second measurement against the first) had a largest difference of 25.6%
+  at MPI p = 1 and 44.4% at MPI p = 2 in that run.
 - **mss1 at p = 2** was predicted low in each of the first four runs of
   the table above at n = 160: -28 / -22 / -34 / -17% with threads, -32 / -27 /
   -35 / -21% with MPI, and by up to 39% at n = 80 and 120. Two causes were
@@ -288,7 +306,10 @@ cat <<'EOT'
   off by -7 to +14%; with MPI by -9 to +22% in the second and -23 to +36%
   in the third, which was probed and run in the slow exchange state (in
   the first, MPI p = 2 ran mss-1-2 in a state its probe was not in,
-  "Machine state"). The extra time had looked like the cost of
+  "Machine state"). In the tenth, threads -10 to +16% and MPI -15 to
+  +18% up to n = 120, and MPI -37% at n = 160 (22 MB at p = 2, past the
+  point where mss1's exchanges start to slow down: docs/cost-model.md,
+  "Calibration"). The extra time had looked like the cost of
   reading data another core wrote; a unit for it, fitted on the probe's
   runs at p = 2, came out at 0.03 ns a word with threads and 0.17 with MPI
   and was left out (docs/cost-model.md, "Calibration").
