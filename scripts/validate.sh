@@ -170,6 +170,7 @@ measure_in_state() {  # the experiment, held to the probed state (updates probed
     echo "$name,$attempt,${probed// /,},${before// /,},${after// /,},$same,$probes" >>"$log"
     [ $same = yes ] && return 0
   done
+  return 0  # the last attempt's measurement stands, logged as out of state
 }
 
 for config in "${configs[@]}"; do
