@@ -4,19 +4,23 @@
 # p, then runs the papers' experiments with `vecbsp sweep --measure` and
 # writes docs/validation/ (CSV and SVG per experiment) and
 # docs/validation.md (the summary, computed from the CSVs).
-# QUICK=1 runs a reduced set (p = 1 and 2, threads only). Targeted configs
-# are measured twice, to show how far the machine repeats itself.
+# QUICK=1 runs a reduced set (p = 1 and 2, threads only); CONFIGS="mpi 2
+# targeted" one config, EXPERIMENTS="mss-1-2 mv-m8" some experiments, and
+# OUT=DIR writes DIR and DIR.md instead (tests/cost/validate.sh runs it on
+# stubs that way). Targeted configs are measured twice, to show how far
+# the machine repeats itself.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 vecbsp=$build/vecbsp
-out=$root/docs/validation
+out=$(mkdir -p "${OUT:-$root/docs/validation}" && cd "${OUT:-$root/docs/validation}" && pwd)
 repeat=${REPEAT:-11}
 # Rounds over all the sizes, the median kept: this VM's memory bandwidth
 # changes by up to 2x from one second to the next.
 rounds=${ROUNDS:-3}
+# Seconds between the two quick states that check a probe settled.
+settle=${SETTLE_SECONDS:-10}
 cd "$root"
-mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 
 # The experiments: name, programs, sizes (scaled from the papers' ranges so
@@ -31,7 +35,9 @@ experiments=(
   "mss-4-5|mss4 mss5|--vary n=600:2400:600"
   "mss-5|mss5|--vary n=1000000:4000000:1000000"
 )
-if [ "${QUICK:-0}" = 1 ]; then
+if [ -n "${CONFIGS:-}" ]; then
+  configs=("$CONFIGS")
+elif [ "${QUICK:-0}" = 1 ]; then
   configs=("threads 1 targeted" "threads 2 targeted")
 else
   configs=("threads 1 targeted" "threads 2 targeted" "mpi 1 targeted" "mpi 2 targeted"
@@ -109,7 +115,7 @@ probe_settled() {  # BACKEND P MACHINE
     "$vecbsp" probe -p "$2" --backend "$1" -o "$3" >&2
     own=$(awk -F'[:,]' '/^  "sync_seconds"/ { print $2 + 0 }' "$3")
     now=$(quick_state "$1" "$2")
-    sleep 10
+    sleep "$settle"
     later=$(quick_state "$1" "$2")
     if within "1.5" "${now%% *}" "$own"; then
       reference=$now
@@ -188,6 +194,7 @@ for config in "${configs[@]}"; do
   fi
   for e in "${experiments[@]}"; do
     IFS='|' read -r name progs sizes <<<"$e"
+    [ -z "${EXPERIMENTS:-}" ] || [[ " $EXPERIMENTS " == *" $name "* ]] || continue
     files=()
     for prog in $progs; do files+=("examples/$prog.vec"); done
     base=$out/$name-$backend-p$p
@@ -203,5 +210,5 @@ for config in "${configs[@]}"; do
     if [ "$kind" = targeted ]; then measure "$base-again.csv"; fi
   done
 done
-"$root/scripts/validation-report.sh" "$out" "${configs[@]}" >"$root/docs/validation.md"
-echo "wrote docs/validation.md"
+"$root/scripts/validation-report.sh" "$out" "${configs[@]}" >"$out.md"
+echo "wrote $out.md"
