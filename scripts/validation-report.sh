@@ -181,9 +181,10 @@ cat <<'EOT'
   at 0.228-0.237 ns a step, where single-sample probes had measured 0.242,
   0.245 and 0.304).
 - **Short loops in the cache are predicted high at p = 1**: matvec (1)
-  with n = 8 at m = 200000 (rows of 8, 14 MB) by 10 to 34% in each of the
-  twelve runs below, on both backends (matvec (2), whose loops are long, -4
-  to +13% at the same size); mss3 at n = 56-64 by 9 to 29% in most. The
+  with n = 8 at m = 200000 (rows of 8, 14 MB) by 10 to 34% in every run
+  below, on both backends (of the eleventh, whose measurements were not
+  kept, MPI p = 1's: +25%; matvec (2), whose loops are long, -4 to +13% at
+  the same size); mss3 at n = 56-64 by 9 to 29% in most. The
   model adds the times of its units (a loop iteration, a multiplication, a
   load...), fitted mostly to long loops; a core overlaps them more than
   the sum says: a row of 8 of matvec (1) takes 2.45 ns in the cache, 10
