@@ -105,7 +105,7 @@ enum { OVERLAPPED_STEPS = 8 };
 // iterations of a loop whose carried dependency is carried (plan.c), less
 // the steps the code around the loop hides.
 static void count_carried(Counts *c, const int carried[LAT_CLASSES], int64_t iterations) {
-  iterations -= iterations < OVERLAPPED_STEPS ? iterations : OVERLAPPED_STEPS;
+  iterations = iterations > OVERLAPPED_STEPS ? iterations - OVERLAPPED_STEPS : 0;
   for (int k = 0; k < LAT_CLASSES && iterations > 0; k++) c->carried[k] += carried[k] * iterations;
 }
 
