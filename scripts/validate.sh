@@ -13,7 +13,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 vecbsp=$build/vecbsp
-out=$(mkdir -p "${OUT:-$root/docs/validation}" && cd "${OUT:-$root/docs/validation}" && pwd)
+out=${OUT:-$root/docs/validation}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 repeat=${REPEAT:-11}
 # Rounds over all the sizes, the median kept: this VM's memory bandwidth
 # changes by up to 2x from one second to the next.
@@ -35,6 +37,10 @@ experiments=(
   "mss-4-5|mss4 mss5|--vary n=600:2400:600"
   "mss-5|mss5|--vary n=1000000:4000000:1000000"
 )
+known=" ${experiments[*]%%|*} "
+for wanted in ${EXPERIMENTS:-}; do  # a misspelt name would measure nothing
+  [[ $known == *" $wanted "* ]] || { echo "validate.sh: error: no experiment '$wanted'" >&2; exit 1; }
+done
 if [ -n "${CONFIGS:-}" ]; then
   configs=("$CONFIGS")
 elif [ "${QUICK:-0}" = 1 ]; then

@@ -66,5 +66,11 @@ check "replaced machine files kept" "machine-threads-p1-probe1.json machine-thre
 again=("$dir"/out/*-again.csv)
 check "experiments measured again" 3 "${#again[@]}"
 check "report written" yes "$(grep -q '^## Summary' "$dir/out.md" && echo yes || echo no)"
+# A misspelt experiment is an error, before anything is probed.
+if OUT=$dir/none EXPERIMENTS="mss-1-2 mss-12" "$root/scripts/validate.sh" "$dir/build" >"$dir/log" 2>&1; then
+  echo "FAIL: an unknown experiment was accepted"; fail=1
+fi
+check "unknown experiment named" yes "$(grep -q "no experiment 'mss-12'" "$dir/log" && echo yes || echo no)"
+check "nothing probed for it" 3 "$(wc -l <"$dir/probes" | tr -d ' ')"
 [ $fail = 0 ] && echo "validate.sh: every attempt held to its probe, report written"
 exit $fail
