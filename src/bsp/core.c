@@ -1,10 +1,12 @@
 /* core.c: the BSPlib calls that only record work for the next sync, shared by both backends. */
+#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "bsp_internal.h"
@@ -33,6 +35,27 @@ void *bsp_xcalloc(size_t count, size_t n)
     return p;
 }
 
+/* Storage for a buffer of cap bytes holding len bytes of old. From 2 MB on,
+ * aligned to 2 MB and backed by huge pages where the kernel has them (THP,
+ * "madvise" mode on Debian). Open MPI copies a large message between two
+ * processes' buffers by process_vm_readv, pinning the pages one by one:
+ * with 4 KB pages, mss1 at n = 160, p = 2 (8.6 MB of messages) took 2.0 to
+ * 2.9 ms depending on the launch, with huge pages 1.2 to 1.4 ms. */
+static char *buf_storage(char *old, size_t len, size_t cap)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (cap < huge)
+        return realloc(old, cap);
+    char *data = aligned_alloc(huge, cap);
+    if (data) {
+        madvise(data, cap, MADV_HUGEPAGE); /* best effort: without THP, ordinary pages */
+        if (len)
+            memcpy(data, old, len);
+        free(old);
+    }
+    return data;
+}
+
 void bsp_buf_reserve(struct bsp_buf *b, size_t n)
 {
     if (b->cap >= n)
@@ -40,7 +63,7 @@ void bsp_buf_reserve(struct bsp_buf *b, size_t n)
     size_t cap = b->cap ? b->cap : 256;
     while (cap < n)
         cap *= 2;
-    char *data = realloc(b->data, cap);
+    char *data = buf_storage(b->data, b->len, cap);
     if (!data) {
         fputs("bsp: error: out of memory\n", stderr);
         bsp_backend_halt();

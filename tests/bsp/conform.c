@@ -274,6 +274,31 @@ static void check_messages(void)
     bsp_sync();
 }
 
+/* Messages that grow the outbox past 2 MB, where its storage moves to
+ * huge-page memory: what was queued before the move arrives intact. */
+static void check_messages_past_2mb(void)
+{
+    int me = bsp_pid();
+    enum { PARTS = 5, WORDS = 96 * 1024 }; /* 768 KB each, 3.75 MB in all */
+    int64_t *part = malloc(WORDS * sizeof *part);
+    for (int k = 0; k < PARTS; k++) {
+        for (int i = 0; i < WORDS; i++)
+            part[i] = ((int64_t)me * PARTS + k) * WORDS + i;
+        bsp_send(right(), NULL, part, WORDS * (int)sizeof *part);
+    }
+    bsp_sync();
+    bsp_nprocs_t n;
+    bsp_qsize(&n, NULL);
+    CHECK(n == PARTS);
+    for (int k = 0; k < PARTS; k++) {
+        bsp_move(part, WORDS * (int)sizeof *part);
+        for (int i = 0; i < WORDS; i++)
+            CHECK(part[i] == ((int64_t)left() * PARTS + k) * WORDS + i);
+    }
+    bsp_sync();
+    free(part);
+}
+
 static void spmd(void)
 {
     bsp_begin(bsp_nprocs());
@@ -286,6 +311,7 @@ static void spmd(void)
     check_hp();
     check_large_and_empty();
     check_messages();
+    check_messages_past_2mb();
     bsp_end();
 }
 
