@@ -35,18 +35,22 @@ void *bsp_xcalloc(size_t count, size_t n)
     return p;
 }
 
-/* Storage for a buffer of cap bytes holding len bytes of old. From 2 MB on,
- * aligned to 2 MB and backed by huge pages where the kernel has them (THP,
- * "madvise" mode on Debian). Open MPI copies a large message between two
- * processes' buffers by process_vm_readv, pinning the pages one by one:
- * with 4 KB pages, mss1 at n = 160, p = 2 (8.6 MB of messages) took 2.0 to
- * 2.9 ms depending on the launch, with huge pages 1.2 to 1.4 ms. */
+/* Buffers past 64 KB (messages Open MPI sends by its single copy, above
+ * the 32 KB eager limit) take 2 MB at least, aligned to 2 MB and backed by
+ * huge pages where the kernel has them (THP, "madvise" mode on Debian).
+ * Open MPI copies such a message between two processes' buffers by
+ * process_vm_readv, pinning the pages one by one: with 4 KB pages mss1 at
+ * p = 2 took 2.0 to 2.9 ms at n = 160 (8.6 MB of messages) and 0.15 or
+ * 0.25 ms at n = 80 (1.1 MB), depending on the launch; with huge pages
+ * 1.1 to 1.3 ms and 0.10 ms. */
+enum { HUGE_FROM = 64 << 10, HUGE_PAGE = 2 << 20 };
+
+/* Storage for cap bytes holding len bytes of old; cap is a power of 2. */
 static char *buf_storage(char *old, size_t len, size_t cap)
 {
-    const size_t huge = (size_t)2 << 20;
-    if (cap < huge)
+    if (cap < HUGE_PAGE)
         return realloc(old, cap);
-    char *data = aligned_alloc(huge, cap);
+    char *data = aligned_alloc(HUGE_PAGE, cap);
     if (data) {
         madvise(data, cap, MADV_HUGEPAGE); /* best effort: without THP, ordinary pages */
         if (len)
@@ -63,6 +67,8 @@ void bsp_buf_reserve(struct bsp_buf *b, size_t n)
     size_t cap = b->cap ? b->cap : 256;
     while (cap < n)
         cap *= 2;
+    if (cap > HUGE_FROM && cap < HUGE_PAGE)
+        cap = HUGE_PAGE;
     char *data = buf_storage(b->data, b->len, cap);
     if (!data) {
         fputs("bsp: error: out of memory\n", stderr);
