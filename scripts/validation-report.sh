@@ -184,7 +184,10 @@ cat <<'EOT'
   with n = 8 at m = 200000 (rows of 8, 14 MB) by 10 to 34% in every run
   below, on both backends (of the eleventh, whose measurements were not
   kept, MPI p = 1's: +25%; matvec (2), whose loops are long, -4 to +13% at
-  the same size); mss3 at n = 56-64 by 9 to 29% in most. The
+  the same size), by 22 and 29% in the fourteenth (+13 and +27% on the
+  repeat), where its matrix is on huge pages and it ran in 0.42-0.44 ms
+  (0.45-0.48 in the thirteenth), ordered before matvec (2) (measured 11
+  and 13% apart, predicted 9 and 10% the other way); mss3 at n = 56-64 by 9 to 29% in most. The
   model adds the times of its units (a loop iteration, a multiplication, a
   load...), fitted mostly to long loops; a core overlaps them more than
   the sum says: a row of 8 of matvec (1) takes 2.45 ns in the cache, 10
@@ -199,13 +202,15 @@ cat <<'EOT'
   mispredicted once longer than about 64 iterations (docs/cost-model.md,
   "Loop exits"); the limit is not sharp. At the smallest sizes the loops
   are short and predicted high (above).
-- **Twelve runs, 2026-11-22** (this prose is about them, whatever run the
+- **Fifteen runs, 2026-11-22** (this prose is about them, whatever run the
   tables above show; between the first four the code changed only in how
   it probes and guards the machine's state, the next three have the mss1
   fixes below and the stricter guard, the next two also read captured
   data in place (d6415e2) and probe in 3 rounds (4f9d3b0), the ninth
   probes again when the state moves for good (10e86b9), and the last three
-  count the overlap of short loops' chains (d453589); the eighth was
+  count the overlap of short loops' chains (d453589), the thirteenth puts
+  buffers of 2 MB or more on huge pages (e3dc726), the last two any
+  buffer past 64 KB (c90e01f; "Huge pages" below); the eighth was
   stopped before its oversubscribed configs, the eleventh by a bug of
   validate.sh at MPI p = 2): exact median / largest / over 25% at
   threads p = 1, threads p = 2, MPI p = 1, MPI p = 2:
@@ -224,6 +229,8 @@ cat <<'EOT'
   | d453589 | 3.5 / 16.7 / 0 | 4.8 / 28.2 / 1 | 4.7 / 28.8 / 2 | 6.6 / 36.9 / 1 | 77 of 79 |
   | d453589 | 3.7 / 23.7 / 0 | 6.2 / 21.7 / 0 | 5.7 / 24.8 / 0 | - | 59 of 61 |
   | 75d2db9 | 4.7 / 19.3 / 0 | 6.0 / 20.1 / 0 | 3.9 / 21.4 / 0 | 6.2 / 45.3 / 4 | 75 of 81 |
+  | e3dc726 | 5.8 / 16.1 / 0 | 6.0 / 20.8 / 0 | 4.1 / 23.4 / 0 | 7.0 / 48.6 / 3 | 77 of 78 |
+  | c90e01f | 4.7 / 21.6 / 0 | 6.2 / 28.0 / 2 | 4.7 / 29.2 / 1 | 6.2 / 31.1 / 3 | 79 of 81 |
 
   The second run's MPI probes were outliers: at p = 1 a disturbed
   calibration (its fit explained 0.954 of its runs; matvec predicted
@@ -311,6 +318,38 @@ cat <<'EOT'
   to 17% apart (four, predicted within 13% the other way or equal) and
   mss2 against mss3 at n = 56 (15% apart, predicted 33% the other way),
   (the twelfth's repeatability at MPI p = 2: largest 50.2%).
+- **Huge pages** (the thirteenth run on). Open MPI moves a message above
+  32 KB between two processes by `process_vm_readv`, page by page. With
+  the runtime's buffers on 4 KB pages a run's time at MPI p = 2 depended
+  on its launch, and stayed so for the launch: mss1 at n = 160 took 2.0
+  ms in some launches and 2.7 ms in others (medians of 15 runs each), at
+  n = 80 0.15 or 0.25 ms. A measurement (3 rounds, each a new launch)
+  took whichever launches it drew, and so did the probe's runs its
+  exchange units were fitted to: mss1 at n = 160 was measured 37 to 45%
+  slower than predicted in the tenth and twelfth runs. With every buffer
+  past 64 KB on 2 MB pages (docs/runtime.md, "Memory") the same runs take
+  1.1-1.3 ms at n = 160 and 0.10 ms at n = 80 in every launch. In the
+  thirteenth run, when only buffers of 2 MB or more were, mss1 at n = 120
+  came out +49% (0.32 ms measured): its messages were on huge pages, the
+  smaller ones of the probe's programs not. In the fourteenth, MPI
+  p = 2's largest error is 31.1% (45.3% in the twelfth) and all 17 of its
+  pairs measured more than 10% apart are ranked right (16 of 21 in the
+  twelfth); mss1 at n = 160 is -20% (-22% on the repeat). Its runs over
+  25%: mss1 at n = 40 (-26%, -23% on the repeat; 22 us with five
+  barriers), mss3 at n = 64 (-31%, -16% on the repeat, whose minimum is
+  the prediction) and mss5 at n = 4 x 10^6 (-30%, -21%). mss5 is
+  predicted 12 to 30% low at MPI p = 2 from n = 10^6 on, growing with n
+  (with threads -6 to -3%): process 0 sends process 1 half its input, 16
+  MB at n = 4 x 10^6, about 1 ns a word against the 0.5-0.8 ns the probe
+  fits. The machine's repeatability at MPI p = 2 in that run: 3.8%
+  median, 48.5% largest. At threads p = 2, huge pages made matvec on 2000
+  x 2000 matrices 13% faster (1.40 -> 1.22 ms) and the probe's memory
+  units at p = 2 did not follow: both are +28% (+25 and +28% on the
+  repeat), +20 and +22% at 1600 x 1600. Ramps from C/2 to C, C/2 to 2C,
+  3C/8 to 3C/2 and C/4 to 2C (docs/cost-model.md, "Calibration"), refitted
+  on the fourteenth run's probes, moved the largest error at threads
+  p = 2 between 26.9 and 33.2% and at MPI p = 2 between 31.1 and 32.6%:
+  the ramp stays.
 - **mss1 at p = 2** was predicted low in each of the first four runs of
   the table above at n = 160: -28 / -22 / -34 / -17% with threads, -32 / -27 /
   -35 / -21% with MPI, and by up to 39% at n = 80 and 120. Two causes were
