@@ -210,7 +210,8 @@ cat <<'EOT'
   probes again when the state moves for good (10e86b9), and the last three
   count the overlap of short loops' chains (d453589), the thirteenth puts
   buffers of 2 MB or more on huge pages (e3dc726), the last two any
-  buffer past 64 KB (c90e01f; "Huge pages" below); the eighth was
+  buffer past 64 KB (c90e01f; "Huge pages" below), the tables above
+  are the fifteenth's; the eighth was
   stopped before its oversubscribed configs, the eleventh by a bug of
   validate.sh at MPI p = 2): exact median / largest / over 25% at
   threads p = 1, threads p = 2, MPI p = 1, MPI p = 2:
@@ -231,6 +232,7 @@ cat <<'EOT'
   | 75d2db9 | 4.7 / 19.3 / 0 | 6.0 / 20.1 / 0 | 3.9 / 21.4 / 0 | 6.2 / 45.3 / 4 | 75 of 81 |
   | e3dc726 | 5.8 / 16.1 / 0 | 6.0 / 20.8 / 0 | 4.1 / 23.4 / 0 | 7.0 / 48.6 / 3 | 77 of 78 |
   | c90e01f | 4.7 / 21.6 / 0 | 6.2 / 28.0 / 2 | 4.7 / 29.2 / 1 | 6.2 / 31.1 / 3 | 79 of 81 |
+  | c90e01f | 5.1 / 21.2 / 0 | 5.8 / 23.8 / 0 | 3.5 / 19.7 / 0 | 6.0 / 27.0 / 1 | 78 of 79 |
 
   The second run's MPI probes were outliers: at p = 1 a disturbed
   calibration (its fit explained 0.954 of its runs; matvec predicted
@@ -350,6 +352,20 @@ cat <<'EOT'
   on the fourteenth run's probes, moved the largest error at threads
   p = 2 between 26.9 and 33.2% and at MPI p = 2 between 31.1 and 32.6%:
   the ramp stays.
+  In the fifteenth, the same code as the fourteenth, threads p = 1 and 2
+  and MPI p = 1 are within a median error of 10% and a largest of 25%
+  with every pair measured more than 10% apart ranked right (5.1 / 21.2%,
+  5.8 / 23.8%, 3.5 / 19.7%), and MPI p = 2 nearly: a median of 6.0%, one
+  run over 25%, mss3 at n = 64 (-27%: 16.4 us measured, 10.7 us its
+  fastest run, 12.0 predicted; +7% on the repeat), and one pair of 23
+  ranked wrong, matvec (1) against (2) on 2400 x 2400 matrices, measured
+  14% apart and predicted equal (1.4% apart on the repeat). There mss1 at
+  n = 160 is -20% (-16% on the repeat), mss5 -3 to -7% (-14 to -30% in
+  the fourteenth, which also ran it in its probed state), matvec on
+  2000 x 2000 matrices at threads p = 2 +21%, matvec (1) with rows of 8
+  at m = 200000 +20% (threads p = 1) and +10% (MPI p = 1). The machine's
+  repeatability: largest 7.6, 18.6, 30.0 and 31.8% (threads p = 1, 2, MPI
+  p = 1, 2), medians 0.7 to 3.9%.
 - **mss1 at p = 2** was predicted low in each of the first four runs of
   the table above at n = 160: -28 / -22 / -34 / -17% with threads, -32 / -27 /
   -35 / -21% with MPI, and by up to 39% at n = 80 and 120. Two causes were
