@@ -197,7 +197,12 @@ cat <<'EOT'
   model counts that since d453589 (8 steps a loop, docs/cost-model.md,
   "Carried dependencies"): -3% and +6% in the tenth, -9% and -5% in the twelfth.
 - **Runs of a few microseconds** (mss5 below n = 10^4, the smallest mss
-  sizes at p = 2): a barrier's cost varies with when the processes reach it.
+  sizes at p = 2): a barrier's cost varies with when the processes reach it,
+  and with states of the machine the guard does not see: mss3 at n = 64
+  on MPI p = 2 measured 15.5 to 16.4 us in three validation measurements
+  (the fourteenth, the fifteenth and one of MPI p = 2 alone) against 12.0
+  predicted, and 11.1 to 11.4 us (median 11.3, three launches of 600
+  runs) on a quiet machine right after the last.
 - **Loops over segments of varying length** (mss1-mss3): their exits are
   mispredicted once longer than about 64 iterations (docs/cost-model.md,
   "Loop exits"); the limit is not sharp. At the smallest sizes the loops
