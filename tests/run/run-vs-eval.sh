@@ -3,7 +3,8 @@
 # vecbsp run prints exactly what vecbsp eval prints, at every P.
 #   --builtins  every examples/builtins/*.vec with its own arguments
 #   --cases     every tests/cases/*.vec that expects a value, likewise
-#   --examples  examples/*.vec at sizes not divisible by P, and P > n
+#   --examples  examples/*.vec at sizes not divisible by P, P > n, and two
+#               large enough to fill more than the arena's first chunk
 #   --random    random inputs of several sizes for every example
 set -u
 # A message read after the barrier that ends its life must show: the
@@ -37,7 +38,10 @@ for what in "$@"; do
         for f in "$root"/examples/mss*.vec; do check "$f" -D n=$n --random $n; done
         check "$root/examples/matvec1.vec" -D m=$n -D n=5 --random $n
         check "$root/examples/matvec2.vec" -D m=4 -D n=$n --random $n
-      done ;;
+      done
+      # Inputs past the arena's first chunk (1 MB), into chunks on huge pages.
+      check "$root/examples/mss5.vec" -D n=300000 --random 7
+      check "$root/examples/matvec1.vec" -D m=40000 -D n=9 --random 7 ;;
     --random)
       for seed in 11 12; do
         for n in 2 5 13 31; do

@@ -51,20 +51,17 @@ static inline _Noreturn void rt_out_of_memory(void) {
   bsp_abort("vecbsp: error: out of memory\n");
 }
 
-/* Memory for a chunk of bytes. From 2 MB on, aligned to 2 MB and backed by
- * huge pages where the kernel has them (THP, "madvise" mode on Debian): a
- * program's large arrays then miss the TLB 512 times less often. Best
- * effort: without THP the advice fails and the pages are ordinary. */
+/* A chunk of bytes in all, a power of 2. From 2 MB on, aligned to 2 MB and
+ * backed by huge pages where the kernel has them (THP, "madvise" mode on
+ * Debian): a program's large arrays then miss the TLB 512 times less
+ * often. Best effort: without THP the advice fails and the pages are
+ * ordinary. */
 static inline rt_chunk *rt_chunk_alloc(size_t bytes) {
   const size_t huge = (size_t)2 << 20;
-  rt_chunk *n;
-  if (bytes < huge) {
-    n = malloc(bytes);
-  } else {
-    bytes = (bytes + huge - 1) / huge * huge;
-    if ((n = aligned_alloc(huge, bytes))) madvise(n, bytes, MADV_HUGEPAGE);
-  }
+  rt_chunk *n = bytes < huge ? malloc(bytes) : aligned_alloc(huge, bytes);
   if (!n) rt_out_of_memory();
+  if (bytes >= huge) madvise(n, bytes, MADV_HUGEPAGE);
+  n->size = bytes - sizeof *n;
   return n;
 }
 
@@ -75,10 +72,9 @@ static inline rt_chunk *rt_chunk_new(rt_chunk *c, size_t size) {
   if (n) {
     *link = n->prev;
   } else {
-    size_t want = c ? c->size * 2 : (size_t)1 << 20;
-    while (want < size) want *= 2;
-    n = rt_chunk_alloc(sizeof *n + want);
-    n->size = want;
+    size_t bytes = c ? 2 * (sizeof *c + c->size) : (size_t)1 << 20;
+    while (bytes - sizeof *n < size) bytes *= 2;
+    n = rt_chunk_alloc(bytes);
   }
   n->prev = c;
   n->base = rt_mem.used;
@@ -107,9 +103,10 @@ static inline void rt_release(size_t mark) {
   rt_mem.used = mark;
 }
 
-/* n elements of size bytes, checking the product. */
+/* n elements of size bytes, checking the product (a quarter of the address
+ * space at most: the arena's chunk, a power of 2, must not overflow). */
 static inline void *rt_array(int64_t n, size_t size) {
-  if (n < 0 || (uint64_t)n > SIZE_MAX / 2 / (size ? size : 1)) rt_out_of_memory();
+  if (n < 0 || (uint64_t)n > SIZE_MAX / 4 / (size ? size : 1)) rt_out_of_memory();
   return rt_alloc((size_t)n * size);
 }
 
