@@ -58,7 +58,7 @@ check() {  # WHAT EXPECTED ACTUAL
   if [ "$2" != "$3" ]; then echo "FAIL: $1: expected '$2', got '$3'"; fail=1; fi
 }
 # Each attempt: experiment, attempt, in state, probe held to.
-attempts=$(awk -F, 'NR > 1 { printf "%s %s %s %s;", $1, $2, $15, $16 }' "$dir/out/state-threads-p1.csv")
+attempts=$(awk -F, 'NR > 1 { printf "%s %s %s %s;", $1, $2, $18, $19 }' "$dir/out/state-threads-p1.csv")
 check "attempts" "mss-1-2 1 no 1;mss-1-2 2 no 1;mss-1-2 3 no 2;mss-2-3 1 no 2;mss-2-3 2 no 2;mss-2-3 3 no 3;mss-3-4 1 no 3;mss-3-4 2 no 3;" "$attempts"
 check "probes made" 3 "$(wc -l <"$dir/probes" | tr -d ' ')"
 check "replaced machine files kept" "machine-threads-p1-probe1.json machine-threads-p1-probe2.json" \
