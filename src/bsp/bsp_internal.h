@@ -132,6 +132,7 @@ void bsp_proc_free(struct bsp_proc *proc);
 struct bsp_proc *bsp_need_self(const char *call);
 double bsp_clock(void);
 int bsp_env_nprocs(void);
+void bsp_buf_start(void); /* reads BSP_HUGE_FROM, once, in bsp_begin */
 
 /* Errors: print "bsp: error: pid N: ..." and end every process. */
 _Noreturn void bsp_fail(const struct bsp_proc *proc, const char *fmt, ...)

@@ -1,7 +1,9 @@
 /* core.c: the BSPlib calls that only record work for the next sync, shared by both backends. */
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +44,25 @@ void *bsp_xcalloc(size_t count, size_t n)
  * process_vm_readv, pinning the pages one by one: with 4 KB pages mss1 at
  * p = 2 took 2.0 to 2.9 ms at n = 160 (8.6 MB of messages) and 0.15 or
  * 0.25 ms at n = 80 (1.1 MB), depending on the launch; with huge pages
- * 1.1 to 1.3 ms and 0.10 ms. */
-enum { HUGE_FROM = 64 << 10, HUGE_PAGE = 2 << 20 };
+ * 1.1 to 1.3 ms and 0.10 ms. BSP_HUGE_FROM=BYTES moves the 64 KB: at
+ * large p the 2 MB per stream costs memory (docs/runtime.md, "Memory"). */
+enum { HUGE_PAGE = 2 << 20 };
+static size_t huge_from = 64 << 10;
+
+/* Called by bsp_begin before any process runs, so huge_from never changes
+ * while the SPMD section reads it. */
+void bsp_buf_start(void)
+{
+    const char *s = getenv("BSP_HUGE_FROM");
+    if (!s || !*s)
+        return;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(s, &end, 10);
+    if (*end || errno || *s == '-')
+        bsp_fail(NULL, "BSP_HUGE_FROM=%s: expected a number of bytes", s);
+    huge_from = n < SIZE_MAX ? (size_t)n : SIZE_MAX;
+}
 
 /* Storage for cap bytes holding len bytes of old; cap is a power of 2. */
 static char *buf_storage(char *old, size_t len, size_t cap)
@@ -67,7 +86,7 @@ void bsp_buf_reserve(struct bsp_buf *b, size_t n)
     size_t cap = b->cap ? b->cap : 256;
     while (cap < n)
         cap *= 2;
-    if (cap > HUGE_FROM && cap < HUGE_PAGE)
+    if (cap > huge_from && cap < HUGE_PAGE)
         cap = HUGE_PAGE;
     char *data = buf_storage(b->data, b->len, cap);
     if (!data) {

@@ -114,6 +114,7 @@ void bsp_begin(bsp_nprocs_t maxprocs)
     MPI_Comm_set_errhandler(mpi.comm, MPI_ERRORS_ARE_FATAL);
     bsp_profile_start();
     bsp_step_start();
+    bsp_buf_start();
     bsp_proc_init(&mpi.base, rank, maxprocs);
     size_t p = (size_t)maxprocs;
     mpi.base.out = bsp_xcalloc(p, sizeof *mpi.base.out);
