@@ -61,7 +61,8 @@ fi
 # checked against runs made in the state the machine was probed in, so
 # every targeted experiment waits (up to two minutes) for that state (a
 # quick probe: sync and g, the canary, mss2 at n = 168 on p processes, and
-# the memory canary, matvec1 streaming 80 MB; each the median of three;
+# the memory canary, matvec1 streaming 80 MB; each the fastest of three,
+# as the probe and the measurements keep their fastest round;
 # the same within a factor 1.5, 1.5, 1.15 and 1.2, same_state) and is
 # measured again if the state changed while it ran.
 # state-BACKEND-pP.csv logs it.
@@ -84,8 +85,8 @@ quick_state() {  # BACKEND P: "SYNC G CANARY MEMORY SHORT" now, in seconds
     "$build/bsprun" --backend="$1" -n "$2" "$probe" --quick 2>/dev/null |
       awk -F'[:,]' '/"sync_seconds"/ && !s { s = $2 } /"g_seconds"/ && !g { g = $2 } END { printf "%s %s ", s + 0, g + 0 }'
     echo "$(canary "$1" "$2") $(memory_canary "$1" "$2") $(short_canary "$1" "$2")"
-  done | awk '{ for (i = 1; i <= 5; i++) { sum[i] += $i; if (NR == 1 || $i < lo[i]) lo[i] = $i; if (NR == 1 || $i > hi[i]) hi[i] = $i } }
-    END { for (i = 1; i <= 5; i++) printf "%s%s", sum[i] - lo[i] - hi[i], i < 5 ? " " : "\n" }'  # the middle of three
+  done | awk '{ for (i = 1; i <= 5; i++) if (NR == 1 || $i < lo[i]) lo[i] = $i }
+    END { for (i = 1; i <= 5; i++) printf "%s%s", lo[i], i < 5 ? " " : "\n" }'  # the fastest of three, as measurements keep
 }
 within() {  # "F1 F2 ..." A B: each of the first values of A and B within its factor of the other's (the rest unchecked)
   awk -v f="$1" -v a="$2" -v b="$3" 'BEGIN { n = split(f, k, " "); split(a, x, " "); split(b, y, " ")

@@ -118,11 +118,11 @@ static CalRun prepare_run(Arena *a, const CalProgram *cp, int size, const Option
   return r;
 }
 
-// Times the runs in rounds over all of them, each keeping the median of its
-// rounds' medians: this VM slows for seconds at a time, and a probe that
-// timed each run once, in a row, put the add chain at 0.304 ns a step
-// (0.242-0.245 in two others) and every prediction of its machine file
-// with it.
+// Times the runs in rounds over all of them, each keeping its fastest
+// round (runner_fastest_round): this VM slows for seconds at a time, and a
+// probe that timed each run once, in a row, put the add chain at 0.304 ns
+// a step (0.242-0.245 in two others) and every prediction of its machine
+// file with it.
 static void time_runs(Arena *a, CalRun *runs, int n, int p, int rounds) {
   double *medians = arena_calloc(a, (size_t)(n * rounds) + 1, sizeof *medians);
   for (int round = 0; round < rounds; round++)
@@ -131,7 +131,7 @@ static void time_runs(Arena *a, CalRun *runs, int n, int p, int rounds) {
       medians[i * rounds + round] = o.median;
       runner_free(&o);
     }
-  for (int i = 0; i < n; i++) runs[i].run.seconds = runner_median(medians + i * rounds, rounds);
+  for (int i = 0; i < n; i++) runs[i].run.seconds = runner_fastest_round(medians + i * rounds, rounds);
 }
 
 // Measures each program at each size (at p processes), appending the runs

@@ -22,6 +22,20 @@ double runner_median(double *v, int64_t n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// A run measured in rounds (the probe's calibration, sweep --measure) takes
+// its fastest round's median, so that prediction and measurement keep the
+// same state of the machine. This VM's vCPUs compute at half speed in
+// spells of a tenth of a second to minutes (mss2 at n = 40, threads p = 1:
+// 5.4 us in some rounds, 10 us in others); the median of three rounds
+// took a slow spell whenever two rounds fell in one, the probe's too, and
+// predictions then missed by up to 89%. The fastest of R rounds misses the
+// machine's undisturbed state only if all R fall in a spell.
+double runner_fastest_round(const double *round_medians, int rounds) {
+  double best = round_medians[0];
+  for (int r = 1; r < rounds; r++) best = fmin(best, round_medians[r]);
+  return best;
+}
+
 //
 // Processes and files.
 //

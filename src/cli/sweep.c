@@ -28,8 +28,9 @@ typedef struct Range {
 typedef struct Sample {
   double W, H, S, ops;   // as cost reports them
   double predicted;      // seconds
-  double measured;       // --measure: median seconds of the runs
+  double measured;       // --measure: seconds, the fastest round's median of the runs
   double measured_min;   // --measure: fastest run
+  double *round_medians; // --measure: each round's median (--rounds of them)
 } Sample;
 
 typedef struct Sweep {
@@ -140,17 +141,18 @@ static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw-
 // --measure: every program compiled once, measured at every point
 // (--repeat K, 3 by default) on as many processes as the point predicts for,
 // in --rounds R rounds over all the points (1 by default), keeping the
-// median of the rounds' medians. The programs are measured one after the
-// other at each point, so that the alternatives the ranking compares run
-// seconds apart, not minutes: a machine whose speed drifts shifts them
-// alike. Rounds see a machine whose speed changes from one second to the
-// next (this VM's memory bandwidth) in several of its states.
+// fastest round's median, as the probe does (runner_fastest_round). The
+// programs are measured one after the other at each point, so that the
+// alternatives the ranking compares run seconds apart, not minutes: a
+// machine whose speed drifts shifts them alike. Rounds see a machine whose
+// speed changes from one second to the next (this VM's) in several of its
+// states.
 static void measure(Sweep *sw) {
   int rounds = sw->opt.rounds;
   Arena *a = arena_new();
   char **exe = arena_calloc(a, (size_t)sw->nprogs, sizeof *exe);
   for (int j = 0; j < sw->nprogs; j++) exe[j] = runner_build(a, sw->progs[j], &sw->opt);
-  double *medians = arena_calloc(a, (size_t)(sw->npoints * sw->nprogs * rounds), sizeof *medians);
+  double *medians = arena_calloc(sw->arena, (size_t)(sw->npoints * sw->nprogs * rounds), sizeof *medians);
   for (int round = 0; round < rounds; round++)
     for (int64_t i = 0; i < sw->npoints; i++) {
       Arena *point = arena_new();
@@ -164,7 +166,10 @@ static void measure(Sweep *sw) {
       }
       arena_free(point);
     }
-  for (int64_t k = 0; k < sw->npoints * sw->nprogs; k++) sw->samples[k].measured = runner_median(medians + k * rounds, rounds);
+  for (int64_t k = 0; k < sw->npoints * sw->nprogs; k++) {
+    sw->samples[k].round_medians = medians + k * rounds;
+    sw->samples[k].measured = runner_fastest_round(medians + k * rounds, rounds);
+  }
   arena_free(a);
 }
 
@@ -257,7 +262,7 @@ static void print_accuracy(Sweep *sw, FILE *out) {
   Accuracy acc = accuracy(sw);
   fprintf(out, "\nerror of the prediction: median |error| %.1f%%, largest %.1f%% (%lld runs, median of %d each%s)\n",
           100 * acc.median_abs, 100 * acc.max_abs, (long long)(sw->npoints * sw->nprogs), sw->opt.repeat,
-          sw->opt.rounds > 1 ? arena_printf(sw->arena, ", in %d rounds", sw->opt.rounds) : "");
+          sw->opt.rounds > 1 ? arena_printf(sw->arena, ", the fastest of %d rounds", sw->opt.rounds) : "");
   if (sw->nprogs > 1)
     fprintf(out, "ranking: right for %d of the %d pairs of programs whose measured times differ by more than 10%%\n",
             acc.ranked_right, acc.pairs);
@@ -327,6 +332,9 @@ static json_t *row_json(Sweep *sw, int64_t i, int j) {
   if (sw->opt.measure) {
     json_object_set_new(row, "measured", json_real(x->measured));
     json_object_set_new(row, "measured_min", json_real(x->measured_min));
+    json_t *rounds = json_array();
+    for (int r = 0; r < sw->opt.rounds; r++) json_array_append_new(rounds, json_real(x->round_medians[r]));
+    json_object_set_new(row, "measured_rounds", rounds);
     json_object_set_new(row, "error", json_real(rel_error(x)));
   }
   return row;

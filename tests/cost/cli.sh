@@ -112,14 +112,22 @@ json sweep $mv1 --vary p=1:4:1 -D m=5 -D n=5 --json -- "rows[3].p=4" "rows[3].pr
 json sweep $mv1 $mv2 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 1 --json -- "rows[3].measured=number" \
   "rows[3].measured_min=number" "rows[3].error=number" "accuracy.median_abs_error=number" \
   "accuracy.pairs_ranked_right=number"
-# --rounds: every point measured R times over; the fastest run of all the
-# rounds is at most the median of their medians.
+# --rounds: every point measured R times over; measured is the fastest
+# round's median (each round's in measured_rounds), and the fastest run of
+# all the rounds at most that.
 "$vecbsp" sweep $mv1 $mv2 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 3 --rounds 2 >"$tmp/rounds.txt" ||
   fail "sweep --rounds"
-grep -q '(4 runs, median of 3 each, in 2 rounds)' "$tmp/rounds.txt" || fail "--rounds: $(cat "$tmp/rounds.txt")"
+grep -q '(4 runs, median of 3 each, the fastest of 2 rounds)' "$tmp/rounds.txt" || fail "--rounds: $(cat "$tmp/rounds.txt")"
 "$vecbsp" sweep $mv1 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 3 --rounds 3 --csv |
   awk -F, 'NR > 1 && !($11 > 0 && $11 <= $10) { bad = 1 } END { exit bad || NR != 3 }' ||
-  fail "--rounds: measured_min above the median of the rounds"
+  fail "--rounds: measured_min above measured"
+"$vecbsp" sweep $mv1 $mv2 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 3 --rounds 3 --json |
+  awk '/"measured": / { m = $2 + 0 }
+    /"measured_rounds": \[/ { inside = 1; n = 0; next }
+    inside && /\]/ { inside = 0; rows++; if (n != 3 || fastest != m) bad = 1; next }
+    inside { v = $1 + 0; if (n++ == 0 || v < fastest) fastest = v }
+    END { exit bad || rows != 4 }' ||
+  fail "--rounds: measured is not the fastest of measured_rounds"
 expect_error "vecbsp: error: --rounds is an option of --measure" "$vecbsp" sweep $mv1 --vary m=3:4:1 -D n=5 --rounds 2
 expect_error "vecbsp: error: --vary m=5:1:1: STEP must be positive and TO at least FROM" \
   "$vecbsp" sweep $mv1 --vary m=5:1:1 -D n=1
