@@ -3,7 +3,8 @@
 # machine was probed in. Run on stubs of vecbsp and bsprun whose quick state
 # moves after every measurement, it must measure each experiment three
 # times, probe again before the third attempt twice at most (keeping the
-# replaced machine files), log every attempt, and still finish its report.
+# replaced machine files), log every attempt, and still finish its report;
+# with GUARD=0, probe once and measure each experiment twice.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d)
@@ -72,5 +73,12 @@ if OUT=$dir/none EXPERIMENTS="mss-1-2 mss-12" "$root/scripts/validate.sh" "$dir/
 fi
 check "unknown experiment named" yes "$(grep -q "no experiment 'mss-12'" "$dir/log" && echo yes || echo no)"
 check "nothing probed for it" 3 "$(wc -l <"$dir/probes" | tr -d ' ')"
+# GUARD=0: one probe, each experiment measured and measured again, no state log.
+OUT=$dir/unguarded CONFIGS="threads 1 targeted" EXPERIMENTS="mss-1-2 mss-2-3" GUARD=0 \
+  "$root/scripts/validate.sh" "$dir/build" >"$dir/log" 2>&1 || { cat "$dir/log"; echo "FAIL: GUARD=0 stopped"; exit 1; }
+check "unguarded: one probe" 4 "$(wc -l <"$dir/probes" | tr -d ' ')"
+check "unguarded: no state log" no "$([ -e "$dir/unguarded/state-threads-p1.csv" ] && echo yes || echo no)"
+again=("$dir"/unguarded/*-again.csv)
+check "unguarded: experiments measured again" 2 "${#again[@]}"
 [ $fail = 0 ] && echo "validate.sh: every attempt held to its probe, report written"
 exit $fail
