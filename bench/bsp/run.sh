@@ -27,3 +27,9 @@ awk -v p="$p" '
         row("mpi bsp_put/word", "mpi memcpy/word")
         row("mpi bsp_hpput/word", "mpi memcpy/word")
     }' "$out"
+# memcpy by relative alignment: glibc's default, then as bsprun runs it.
+if [ -x "$build/copybench" ]; then
+    echo
+    env -u GLIBC_TUNABLES "$build/copybench"
+    "$build/bsprun" -n 1 "$build/copybench"
+fi
