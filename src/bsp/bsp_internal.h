@@ -132,7 +132,10 @@ void bsp_proc_free(struct bsp_proc *proc);
 struct bsp_proc *bsp_need_self(const char *call);
 double bsp_clock(void);
 int bsp_env_nprocs(void);
-void bsp_buf_start(void); /* reads BSP_HUGE_FROM, once, in bsp_begin */
+/* Buffers past a size take a 2 MB huge page at least (core.c): the
+ * backend's default size, or BSP_HUGE_FROM; once, in bsp_begin. */
+enum { BSP_HUGE_PAGE = 2 << 20 };
+void bsp_buf_start(size_t backend_default);
 
 /* Errors: print "bsp: error: pid N: ..." and end every process. */
 _Noreturn void bsp_fail(const struct bsp_proc *proc, const char *fmt, ...)

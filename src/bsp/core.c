@@ -37,22 +37,25 @@ void *bsp_xcalloc(size_t count, size_t n)
     return p;
 }
 
-/* Buffers past 64 KB (messages Open MPI sends by its single copy, above
- * the 32 KB eager limit) take 2 MB at least, aligned to 2 MB and backed by
- * huge pages where the kernel has them (THP, "madvise" mode on Debian).
+/* With MPI, buffers past 64 KB (messages Open MPI sends by its single
+ * copy, above the 32 KB eager limit) take 2 MB at least, aligned to 2 MB
+ * and backed by huge pages where the kernel has them (THP, "madvise" mode
+ * on Debian).
  * Open MPI copies such a message between two processes' buffers by
  * process_vm_readv, pinning the pages one by one: with 4 KB pages mss1 at
  * p = 2 took 2.0 to 2.9 ms at n = 160 (8.6 MB of messages) and 0.15 or
  * 0.25 ms at n = 80 (1.1 MB), depending on the launch; with huge pages
- * 1.1 to 1.3 ms and 0.10 ms. BSP_HUGE_FROM=BYTES moves the 64 KB: at
- * large p the 2 MB per stream costs memory (docs/runtime.md, "Memory"). */
-enum { HUGE_PAGE = 2 << 20 };
-static size_t huge_from = 64 << 10;
+ * 1.1 to 1.3 ms and 0.10 ms. Threads copy within one address space and
+ * round nothing up: at p = 8, 100 KB from every process to every other
+ * peaked at 238 MB rounded, 20 MB not. BSP_HUGE_FROM=BYTES overrides
+ * either (docs/runtime.md, "Memory"). */
+static size_t huge_from = BSP_HUGE_PAGE;
 
 /* Called by bsp_begin before any process runs, so huge_from never changes
- * while the SPMD section reads it. */
-void bsp_buf_start(void)
+ * while the SPMD section reads it; backend_default is the backend's. */
+void bsp_buf_start(size_t backend_default)
 {
+    huge_from = backend_default;
     const char *s = getenv("BSP_HUGE_FROM");
     if (!s || !*s)
         return;
@@ -67,9 +70,9 @@ void bsp_buf_start(void)
 /* Storage for cap bytes holding len bytes of old; cap is a power of 2. */
 static char *buf_storage(char *old, size_t len, size_t cap)
 {
-    if (cap < HUGE_PAGE)
+    if (cap < BSP_HUGE_PAGE)
         return realloc(old, cap);
-    char *data = aligned_alloc(HUGE_PAGE, cap);
+    char *data = aligned_alloc(BSP_HUGE_PAGE, cap);
     if (data) {
         madvise(data, cap, MADV_HUGEPAGE); /* best effort: without THP, ordinary pages */
         if (len)
@@ -86,8 +89,8 @@ void bsp_buf_reserve(struct bsp_buf *b, size_t n)
     size_t cap = b->cap ? b->cap : 256;
     while (cap < n)
         cap *= 2;
-    if (cap > huge_from && cap < HUGE_PAGE)
-        cap = HUGE_PAGE;
+    if (cap > huge_from && cap < BSP_HUGE_PAGE)
+        cap = BSP_HUGE_PAGE;
     char *data = buf_storage(b->data, b->len, cap);
     if (!data) {
         fputs("bsp: error: out of memory\n", stderr);

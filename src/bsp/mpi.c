@@ -114,7 +114,7 @@ void bsp_begin(bsp_nprocs_t maxprocs)
     MPI_Comm_set_errhandler(mpi.comm, MPI_ERRORS_ARE_FATAL);
     bsp_profile_start();
     bsp_step_start();
-    bsp_buf_start();
+    bsp_buf_start(64 << 10); /* Open MPI's single copy, past its 32 KB eager limit */
     bsp_proc_init(&mpi.base, rank, maxprocs);
     size_t p = (size_t)maxprocs;
     mpi.base.out = bsp_xcalloc(p, sizeof *mpi.base.out);

@@ -157,7 +157,7 @@ void bsp_begin(bsp_nprocs_t maxprocs)
         load_cmdline();
     bsp_profile_start();
     bsp_step_start();
-    bsp_buf_start();
+    bsp_buf_start(BSP_HUGE_PAGE); /* one address space: nothing rounded up */
     struct thr_team *team = bsp_xcalloc(1, sizeof *team);
     team->nprocs = maxprocs;
     team->procs = bsp_xcalloc((size_t)maxprocs, sizeof *team->procs);
