@@ -25,7 +25,7 @@ rounds=${ROUNDS:-3}
 settle=${SETTLE_SECONDS:-10}
 # GUARD=0 measures without the state guard below: on a machine whose state
 # flips within a second, no quick state holds and the guard probes again
-# and again (one validation probed threads p = 1 ten times in 20 minutes
+# and again (one validation probed threads p = 1 nine times in ten minutes
 # and measured two experiments); the fastest round then does its work.
 guard=${GUARD:-1}
 cd "$root"

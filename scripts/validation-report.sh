@@ -379,7 +379,7 @@ cat <<'EOT'
   at m = 200000 +20% (threads p = 1) and +10% (MPI p = 1). The machine's
   repeatability: largest 7.6, 18.6, 30.0 and 31.8% (threads p = 1, 2, MPI
   p = 1, 2), medians 0.7 to 3.9%.
-- **A second host, 2026-11-23** (runs 16 to 19, not published: the
+- **A second host, 2026-11-23** (runs 16 to 20, not published: the
   tables above are still the fifteenth's). The VM came back on an AMD
   EPYC host whose vCPUs computed at half speed in spells of a tenth of a
   second to a minute (a loop of 10^8 additions: 32-33 ms or 67-74 ms,
@@ -389,7 +389,7 @@ cat <<'EOT'
   over 25%; mss2 at n = 40 measured 5.4 us in a fast spell, predicted
   10.2 us from a probe made in a slow one and measured so on the repeat).
   Measurements and the probe now keep their fastest round (2c94d08); the
-  seventeenth, guard on, probed threads p = 1 ten times in 20 minutes, its
+  seventeenth, guard on, probed threads p = 1 nine times in ten minutes, its
   quick states flipping from one to the next, and was stopped; the
   eighteenth ran without the guard (GUARD=0, 5 rounds): medians 13.7,
   10.8, 29.4 and 6.4%, largest 38.9, 60.4, 70.1 and 54.0% (threads p = 1,
@@ -401,8 +401,13 @@ cat <<'EOT'
   (docs/runtime.md, "Copies"). With bsprun keeping memcpy off it
   (d3cf605), the nineteenth (mss experiments at p = 2 only) has mss1 at
   n = 40 and 80 at +4.5 and +13.6% (threads) and -10.5 and +11.0% (MPI).
-  On a host that does not repeat itself within 25% no validation can meet
-  the targets; the fifteenth run is the record.
+  The twentieth (all of it, GUARD=0, 3 rounds as the probe): medians
+  25.2, 13.8, 17.7 and 10.5%, largest 75.3, 66.6, 92.9 and 56.4%, the
+  machine's own repeatability 87.7, 79.7, 75.3 and 70.4% at worst; its
+  threads p = 1 probe was made in slow spells (every mss run +60 to +75%,
+  as much on the repeat). On a host that does not repeat itself within
+  25% no validation can meet the targets; the fifteenth run is the
+  record.
 - **mss1 at p = 2** was predicted low in each of the first four runs of
   the table above at n = 160: -28 / -22 / -34 / -17% with threads, -32 / -27 /
   -35 / -21% with MPI, and by up to 39% at n = 80 and 120. Two causes were

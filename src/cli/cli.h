@@ -91,6 +91,7 @@ void runner_free(RunOutcome *o);
 // The median of n values (sorted in place); of an even count, the mean of
 // the middle two.
 double runner_median(double *v, int64_t n);
+// The time of a run measured in rounds: its fastest round's median.
 double runner_fastest_round(const double *round_medians, int rounds);
 
 // calibrate.c: the exact model's per-unit times on this machine, fitted to
