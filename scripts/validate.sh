@@ -72,17 +72,18 @@ fi
 # the same within a factor 1.5, 1.5, 1.15 and 1.2, same_state) and is
 # measured again if the state changed while it ran.
 # state-BACKEND-pP.csv logs it.
-canary() {  # BACKEND P: seconds of mss2 at n = 168, the median of 21 runs
-  "$vecbsp" run examples/mss2.vec -D n=168 --random 1 -p "$2" --backend "$1" --repeat 21 --json 2>/dev/null |
-    awk -F'[:,]' '/"seconds_median"/ { print $2 + 0 }'
+median_seconds() {  # BACKEND P RUNS PROGRAM DEFINE...: seconds of PROGRAM, the median of RUNS runs
+  local backend=$1 p=$2 runs=$3 program=$4 defines=() d
+  shift 4
+  for d in "$@"; do defines+=(-D "$d"); done
+  "$vecbsp" run "examples/$program.vec" "${defines[@]}" --random 1 -p "$p" --backend "$backend" --repeat "$runs" \
+    --json 2>/dev/null | awk -F'[:,]' '/"seconds_median"/ { print $2 + 0 }'
 }
-short_canary() {  # BACKEND P: seconds of mss3 at n = 32 (a few microseconds, 3 barriers), the median of 101 runs
-  "$vecbsp" run examples/mss3.vec -D n=32 --random 1 -p "$2" --backend "$1" --repeat 101 --json 2>/dev/null |
-    awk -F'[:,]' '/"seconds_median"/ { print $2 + 0 }'
-}
-memory_canary() {  # BACKEND P: seconds of matvec1 at m = 10^6, n = 8 (80 MB streamed), the median of 11 runs
-  "$vecbsp" run examples/matvec1.vec -D m=1000000 -D n=8 --random 1 -p "$2" --backend "$1" --repeat 11 --json \
-    2>/dev/null | awk -F'[:,]' '/"seconds_median"/ { print $2 + 0 }'
+# The canaries: mss2 at n = 168; matvec1 at m = 10^6, n = 8 (80 MB
+# streamed); mss3 at n = 32 (a few microseconds, 3 barriers).
+canaries() {  # BACKEND P: "CANARY MEMORY SHORT" in seconds
+  echo "$(median_seconds "$1" "$2" 21 mss2 n=168) $(median_seconds "$1" "$2" 11 matvec1 m=1000000 n=8)" \
+    "$(median_seconds "$1" "$2" 101 mss3 n=32)"
 }
 quick_state() {  # BACKEND P: "SYNC G CANARY MEMORY SHORT" now, in seconds
   local probe=$build/bspprobe
@@ -90,7 +91,7 @@ quick_state() {  # BACKEND P: "SYNC G CANARY MEMORY SHORT" now, in seconds
   for _ in 1 2 3; do
     "$build/bsprun" --backend="$1" -n "$2" "$probe" --quick 2>/dev/null |
       awk -F'[:,]' '/"sync_seconds"/ && !s { s = $2 } /"g_seconds"/ && !g { g = $2 } END { printf "%s %s ", s + 0, g + 0 }'
-    echo "$(canary "$1" "$2") $(memory_canary "$1" "$2") $(short_canary "$1" "$2")"
+    canaries "$1" "$2"
   done | awk '{ for (i = 1; i <= 5; i++) if (NR == 1 || $i < lo[i]) lo[i] = $i }
     END { for (i = 1; i <= 5; i++) printf "%s%s", lo[i], i < 5 ? " " : "\n" }'  # the fastest of three, as measurements keep
 }
@@ -205,7 +206,9 @@ for config in "${configs[@]}"; do
   machine=$out/machine-$backend-p$p.json
   echo "== $backend, p = $p: probing"
   rm -f "${machine%.json}"-probe*.json
-  if [ "$kind" = targeted ] && [ "$guard" = 1 ]; then
+  guarded=no
+  [ "$kind" = targeted ] && [ "$guard" = 1 ] && guarded=yes
+  if [ $guarded = yes ]; then
     probed=$(probe_settled "$backend" "$p" "$machine")
     probes=1
     log=$out/state-$backend-p$p.csv
@@ -220,7 +223,7 @@ for config in "${configs[@]}"; do
     for prog in $progs; do files+=("examples/$prog.vec"); done
     base=$out/$name-$backend-p$p
     echo "   $name"
-    if [ "$kind" = targeted ] && [ "$guard" = 1 ]; then
+    if [ $guarded = yes ]; then
       measure_in_state
     else
       measure "$base-exact.csv" --plot "$base.svg"

@@ -61,6 +61,8 @@ check() {  # WHAT EXPECTED ACTUAL
 # Each attempt: experiment, attempt, in state, probe held to.
 attempts=$(awk -F, 'NR > 1 { printf "%s %s %s %s;", $1, $2, $18, $19 }' "$dir/out/state-threads-p1.csv")
 check "attempts" "mss-1-2 1 no 1;mss-1-2 2 no 1;mss-1-2 3 no 2;mss-2-3 1 no 2;mss-2-3 2 no 2;mss-2-3 3 no 3;mss-3-4 1 no 3;mss-3-4 2 no 3;" "$attempts"
+# Each line of the log has its header's fields (five per state).
+check "fields per line" "19" "$(awk -F, '{ print NF }' "$dir/out/state-threads-p1.csv" | sort -u | tr '\n' ' ' | sed 's/ $//')"
 check "probes made" 3 "$(wc -l <"$dir/probes" | tr -d ' ')"
 check "replaced machine files kept" "machine-threads-p1-probe1.json machine-threads-p1-probe2.json" \
   "$(cd "$dir/out" && echo machine-threads-p1-probe*.json)"
