@@ -16,6 +16,10 @@ echo "== Measuring this machine (vecbsp probe -p $p, threads)"
 awk -F'[:,]' '/"s":/ { s = $2 } /"g_seconds":/ { g = $2 } /"l_seconds":/ { l = $2 }
   END { printf "   s = %.3g ops/s, g = %.3g s/word, l = %.3g s\n", s, g, l }' "$machine"
 echo
+# sweep's warnings that the machine's speed was not steady are counted at
+# the end; anything else it says goes to stderr as it would.
+warnings=$(mktemp)
+trap 'grep -v "speed was not steady" "$warnings" >&2; rm -f "$warnings"' EXIT
 echo "== Predicted (exact model) and measured (vecbsp run, median of 11), p = $p"
 printf '%-24s %-14s %12s %12s %8s  %s\n' "problem" "program" "predicted s" "measured s" "error" "fastest"
 # group TITLE SIZE PROGRAMS -- SWEEP_OPTIONS: one block of the table.
@@ -24,7 +28,7 @@ group() {
   shift 2
   while [ "$1" != -- ]; do files+=("examples/$1.vec"); shift; done
   shift
-  "$v" sweep "${files[@]}" "$@" -p "$p" --machine "$machine" --measure --repeat 11 --csv |
+  "$v" sweep "${files[@]}" "$@" -p "$p" --machine "$machine" --measure --repeat 11 --csv 2>>"$warnings" |
     awk -F, -v title="$title" -v size="$size" '
       $1 == "program" { for (i = 1; i <= NF; i++) col[$i] = i; next }
       { n++; prog[n] = $1; pred[n] = $col["predicted"]; meas[n] = $col["measured"]
@@ -42,5 +46,11 @@ group "mss (4) vs (5)" "n=2400" mss4 mss5 -- --vary n=2400:2400:1
 group "matvec m=n" "1000" matvec1 matvec2 -- --vary m=1000:1000:1 -D n=1000
 group "matvec n=8" "m=400000" matvec1 matvec2 -- -D n=8 --vary m=400000:400000:1
 group "matvec m=8" "n=400000" matvec1 matvec2 -- -D m=8 --vary n=400000:400000:1
+unsteady=$(grep -c "speed was not steady" "$warnings" || true)
+if [ "$unsteady" -gt 0 ]; then
+  echo
+  echo "The machine's speed was not steady during $unsteady of these 6 measurements: their errors are"
+  echo "the machine's as much as the model's (docs/user-guide.md, \"A machine that is not steady\")."
+fi
 echo
 echo "More: make validate (docs/validation.md), make figures (the papers' predicted figures)."

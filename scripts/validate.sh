@@ -172,12 +172,17 @@ await_state() {  # BACKEND P REFERENCE: waits up to two minutes for it; prints t
 # experiment measured a third time against that probe.
 max_reprobes=2
 
+# sweep warns on stderr when the machine's speed was not steady while it
+# measured (a fixed loop slow in more than 5% of its timings); the report
+# counts the experiments with a warning in OUT.err.
 measure() {  # OUT [OPTION...]: the exact model's CSV of one experiment, measured
-  local out=$1
+  local out=$1 status=0
   shift
   # shellcheck disable=SC2086
   "$vecbsp" sweep "${files[@]}" $sizes -p "$p" --backend "$backend" --machine "$machine" \
-    --measure --repeat "$repeat" --rounds "$rounds" --csv "$@" >"$out"
+    --measure --repeat "$repeat" --rounds "$rounds" --csv "$@" >"$out" 2>"${out%.csv}.err" || status=$?
+  cat "${out%.csv}.err" >&2
+  return $status
 }
 
 measure_in_state() {  # the experiment, held to the probed state (updates probed, probes; logs each attempt)

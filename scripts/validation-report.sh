@@ -60,6 +60,20 @@ ranking() {
   done | awk '{ r += $1; p += $2 } END { printf "%d %d\n", r, p }'
 }
 
+# unsteady FILE...: "k of n": of the n experiments, the k whose measurement
+# sweep warned was not steady (its stderr, kept beside the CSV by
+# validate.sh); "-" for runs made before it kept them.
+unsteady() {
+  local f n=0 k=0 kept=0
+  for f in "$@"; do
+    n=$((n + 1))
+    [ -f "${f%.csv}.err" ] || continue
+    kept=1
+    if grep -q "speed was not steady" "${f%.csv}.err"; then k=$((k + 1)); fi
+  done
+  if [ $kept = 1 ]; then echo "$k of $n"; else echo "-"; fi
+}
+
 cat <<EOT
 # Validation: predicted against measured
 
@@ -81,13 +95,17 @@ counts, at every size, the pairs of alternative programs whose measured
 times differ by more than 10%, and how many of them the model orders right.
 Repeatability measures every targeted experiment a second time, right after
 the first: the median and largest |second / first - 1| are how far the
-machine itself repeats, a floor for any prediction.
+machine itself repeats, a floor for any prediction. The last column counts
+the experiments measured while the machine's speed was not steady: a
+fixed loop timed before and after each round took over 1.25 times its
+fastest time in more than 5% of its timings (docs/user-guide.md, "A
+machine that is not steady").
 $([ "${GUARD:-1}" = 1 ] || printf '\n%s\n' "This run measured without the state guard (GUARD=0): the machine flipped between its states within seconds, and each measurement keeps its fastest round.")
 
 ## Summary
 
-| backend | p | | exact: median error | exact: largest | exact: over 25% | paper: median error | paper: largest | runs | ranking right (exact) | ranking right (paper) | repeatability: median, largest |
-|---|---|---|---|---|---|---|---|---|---|---|---|
+| backend | p | | exact: median error | exact: largest | exact: over 25% | paper: median error | paper: largest | runs | ranking right (exact) | ranking right (paper) | repeatability: median, largest | measured while not steady |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|
 EOT
 for config in "$@"; do
   read -r backend p kind <<<"$config"
@@ -97,23 +115,28 @@ for config in "$@"; do
   read -r er ep <<<"$(ranking exact "${files[@]}")"
   read -r pr pp <<<"$(ranking paper "${files[@]}")"
   read -r rmed rmax <<<"$(repeatability "${files[@]}")"
-  echo "| $backend | $p | $kind | $emed | $emax | $eover | $pmed | $pmax | $n | $er of $ep | $pr of $pp | $rmed, $rmax |"
+  echo "| $backend | $p | $kind | $emed | $emax | $eover | $pmed | $pmax | $n | $er of $ep | $pr of $pp | $rmed, $rmax | $(unsteady "${files[@]}") |"
 done
 cat <<EOT
 
 ## Machines
 
-| machine file | s (ops/s) | g (ops/word) | l (ops) | g (s/word) | l (s) |
-|---|---|---|---|---|---|
+| machine file | s (ops/s) | g (ops/word) | l (ops) | g (s/word) | l (s) | steadiness: slow timings, slowdown |
+|---|---|---|---|---|---|---|
 EOT
 for config in "$@"; do
   read -r backend p _ <<<"$config"
   # The probes a state change replaced (validate.sh), then the last.
   for m in "$dir/machine-$backend-p$p"-probe*.json "$dir/machine-$backend-p$p.json"; do
     [ -f "$m" ] || continue
+    # The steadiness's own fields come before its processes' (probes
+    # older than it have none).
     awk -v f="$(basename "$m")" -F'[:,]' '
       /"s":/ { s = $2 } /"g":/ { g = $2 } /"l":/ { l = $2 } /"g_seconds":/ { gs = $2 } /"l_seconds":/ { ls = $2 }
-      END { printf "| %s | %.3g | %.3g | %.3g | %.3g | %.3g |\n", f, s, g, l, gs, ls }' "$m"
+      /^  "steadiness": \{/ { on = 1 }
+      on && /"slow_share":/ && share == "" { share = $2 } on && /"slowdown":/ && slowdown == "" { slowdown = $2 }
+      END { st = share == "" ? "-" : sprintf("%.1f%%, %.2f", 100 * share, slowdown)
+            printf "| %s | %.3g | %.3g | %.3g | %.3g | %.3g | %s |\n", f, s, g, l, gs, ls, st }' "$m"
   done
 done
 states=("$dir"/state-*.csv)

@@ -16,12 +16,13 @@ struct probe_plan {
     int max_h;            /* largest h, in words */
     int trials;           /* timings per point (the median is kept) */
     int supersteps;       /* supersteps per timing */
+    double steady_time;   /* seconds of the steadiness loop */
 };
 
 static const struct probe_plan plans[] = {
-    {3, 0.002, 8, 2048, 3, 50},       /* quick */
-    {11, 0.01, 16, 8192, 7, 200},     /* default */
-    {21, 0.05, 24, 32768, 15, 500},   /* long */
+    {3, 0.002, 8, 2048, 3, 50, 0.2},       /* quick */
+    {11, 0.01, 16, 8192, 7, 200, 0.5},     /* default */
+    {21, 0.05, 24, 32768, 15, 500, 2},     /* long */
 };
 
 enum { KERNEL_N = 1024 };
@@ -125,6 +126,88 @@ static json_t *measure_s(const struct probe_plan *plan, double *s)
     return samples;
 }
 
+/* ---- steadiness: does each core keep its speed? ---- */
+
+/* Passes of k_sum over KERNEL_N words per timing: about 10 us on a core of
+ * the 2020s, long enough for the clock, short enough to fit in a spell. */
+enum { CANARY_PASSES = 24 };
+
+/* Times k_sum back to back for the given seconds; returns the timings,
+ * sorted, and their fast time. Some cloud hosts give a vCPU half its speed
+ * in spells of milliseconds (another guest on the other hardware thread of
+ * its core): a spread of these timings shows it, where one timing cannot. */
+static double *time_canary(double seconds, int *n, double *fast)
+{
+    int64_t xi[KERNEL_N];
+    for (int i = 0; i < KERNEL_N; i++)
+        xi[i] = i;
+    int cap = 4096;
+    double *t = malloc((size_t)cap * sizeof *t);
+    double start = bsp_time(), now = start;
+    *n = 0;
+    while (now - start < seconds) {
+        if (*n == cap)
+            t = realloc(t, (size_t)(cap *= 2) * sizeof *t);
+        if (!t)
+            bsp_abort("bspprobe: out of memory\n");
+        k_sum(xi, NULL, NULL, CANARY_PASSES);
+        double end = bsp_time();
+        t[(*n)++] = end - now;
+        now = end;
+    }
+    *fast = probe_fast_time(t, *n);
+    return t;
+}
+
+static json_t *steadiness_json(const struct probe_steadiness *st)
+{
+    return json_pack("{s:i, s:f, s:f, s:f}", "samples", st->samples, "canary_seconds", st->canary_seconds,
+                     "slow_share", st->slow_share, "slowdown", st->slowdown);
+}
+
+/* Every process times the loop at once, as in a superstep, and sums up its
+ * timings against the fastest process's fast time (a process in a slow
+ * spell throughout is not steady). Returns the least steady process's on
+ * top and every process's: {seconds, slow_factor, pid, samples,
+ * canary_seconds, slow_share, slowdown, processes}. */
+static json_t *measure_steadiness(double seconds)
+{
+    int p = bsp_nprocs();
+    double *fast = calloc((size_t)p, sizeof *fast);
+    struct probe_steadiness *all = calloc((size_t)p, sizeof *all);
+    bsp_push_reg(fast, (bsp_size_t)((size_t)p * sizeof *fast));
+    bsp_push_reg(all, (bsp_size_t)((size_t)p * sizeof *all));
+    bsp_sync();
+    int n;
+    double mine;
+    double *t = time_canary(seconds, &n, &mine);
+    for (int k = 0; k < p; k++)
+        bsp_put(k, &mine, fast, (bsp_size_t)((size_t)bsp_pid() * sizeof mine), sizeof mine);
+    bsp_sync();
+    double fastest = fast[0];
+    for (int k = 1; k < p; k++)
+        fastest = fast[k] < fastest ? fast[k] : fastest;
+    struct probe_steadiness st = probe_steadiness(t, n, fastest);
+    bsp_put(0, &st, all, (bsp_size_t)((size_t)bsp_pid() * sizeof st), sizeof st);
+    bsp_sync();
+    int worst = 0;
+    json_t *procs = json_array();
+    for (int k = 0; k < p; k++) {
+        json_array_append_new(procs, steadiness_json(&all[k]));
+        worst = all[k].slow_share > all[worst].slow_share ? k : worst;
+    }
+    json_t *result = steadiness_json(&all[worst]);
+    json_object_update_new(result, json_pack("{s:f, s:f, s:i, s:o}", "seconds", seconds, "slow_factor", PROBE_SLOW,
+                                             "pid", worst, "processes", procs));
+    bsp_pop_reg(all);
+    bsp_pop_reg(fast);
+    bsp_sync();
+    free(t);
+    free(all);
+    free(fast);
+    return result;
+}
+
 /* ---- g and l: total exchanges of h words ---- */
 
 typedef void (*put_fn)(bsp_pid_t, const void *, void *, bsp_size_t, bsp_size_t);
@@ -215,16 +298,29 @@ static void report(json_t *result)
         fclose(f);
 }
 
+/* --steadiness SECONDS: that measurement alone, for vecbsp sweep --measure. */
+static double steadiness_only;
+
 static void spmd(void)
 {
     bsp_begin(bsp_nprocs());
     int p = bsp_nprocs();
+    if (steadiness_only > 0) {
+        json_t *result = json_pack("{s:i, s:s, s:o}", "p", p, "backend", PROBE_BACKEND,
+                                   "steadiness", measure_steadiness(steadiness_only));
+        if (bsp_pid() == 0)
+            report(result);
+        json_decref(result);
+        bsp_end();
+        return;
+    }
     size_t words = (size_t)plan->max_h * (size_t)(p > 1 ? p : 1);
     double *src = calloc((size_t)plan->max_h + 1, sizeof *src);
     double *dst = calloc(words + 1, sizeof *dst);
     bsp_push_reg(dst, (bsp_size_t)(words * sizeof *dst));
     bsp_sync();
 
+    json_t *steadiness = measure_steadiness(plan->steady_time);
     double s;
     json_t *samples = measure_s(plan, &s);
     double empty_sync = measure_sync(plan, src, dst);
@@ -237,6 +333,7 @@ static void spmd(void)
                                "r2", put_fit.r2, "sync_seconds", empty_sync,
                                "put", fit_json(&put_fit, put_points),
                                "hpput", fit_json(&hpput_fit, hp_points));
+    json_object_set_new(result, "steadiness", steadiness);
     if (bsp_pid() == 0)
         report(result);
     json_decref(result);
@@ -249,8 +346,18 @@ static void spmd(void)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: bspprobe [--quick | --long] [-o FILE.json]\n");
+    fprintf(stderr, "usage: bspprobe [--quick | --long | --steadiness SECONDS] [-o FILE.json]\n");
     exit(2);
+}
+
+/* A duration in seconds, more than 0 and at most a minute. */
+static double seconds_arg(const char *text)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !(v > 0 && v <= 60))
+        usage();
+    return v;
 }
 
 int main(int argc, char **argv)
@@ -260,6 +367,8 @@ int main(int argc, char **argv)
             plan = &plans[0];
         else if (strcmp(argv[i], "--long") == 0)
             plan = &plans[2];
+        else if (strcmp(argv[i], "--steadiness") == 0 && i + 1 < argc)
+            steadiness_only = seconds_arg(argv[++i]);
         else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
             out_path = argv[++i];
         else

@@ -1,4 +1,5 @@
-/* probe_fit.c: the least-squares line time = l + g * h, guarded against nonsense. */
+/* probe_fit.c: the probe's statistics: the line time = l + g * h, guarded
+ * against nonsense, and the steadiness of a fixed loop's timings. */
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -10,10 +11,15 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static double sorted_median(const double *sorted, int n)
+{
+    return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
 double probe_median(double *samples, int n)
 {
     qsort(samples, (size_t)n, sizeof *samples, cmp_double);
-    return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+    return sorted_median(samples, n);
 }
 
 static double r_squared(const double *h, const double *t, int n, double g, double l)
@@ -91,4 +97,23 @@ struct probe_fit probe_fit_line(const double *h, const double *t, int n, double 
     fit.r2 = r_squared(h, t, n, fit.g, fit.l);
     free(keep);
     return fit;
+}
+
+double probe_fast_time(double *seconds, int n)
+{
+    qsort(seconds, (size_t)n, sizeof *seconds, cmp_double);
+    return seconds[0];
+}
+
+struct probe_steadiness probe_steadiness(const double *sorted, int n, double fast)
+{
+    struct probe_steadiness st = {.samples = n, .canary_seconds = fast};
+    int first_slow = n;
+    while (first_slow > 0 && sorted[first_slow - 1] > PROBE_SLOW * fast)
+        first_slow--;
+    int slow = n - first_slow;
+    st.slow_share = (double)slow / n;
+    if (slow > 0)
+        st.slowdown = sorted_median(sorted + first_slow, slow) / fast;
+    return st;
 }

@@ -101,6 +101,31 @@ double runner_fastest_round(const double *round_medians, int rounds);
 json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, const char *effort,
                       const json_t *recorded);
 
+// probe.c: runs bsprun -n p bspprobe ARGS... (NULL-terminated, at most 8)
+// on backend and returns its JSON; NULL after an error message if it failed.
+json_t *cli_run_bspprobe(Arena *a, const char *backend, int p, const char *const *args);
+
+//
+// steady.c: whether the machine keeps its speed, from a fixed loop timed
+// back to back on every process (bspprobe --steadiness). A steadiness is
+// {seconds, slow_factor, samples, canary_seconds (the loop's fast time),
+// slow_share (of timings over slow_factor times that), slowdown (their
+// median over it)}.
+//
+
+// Measures for seconds on min(p, cores) processes: an oversubscribed run's
+// own time slicing is not the machine's. Ends vecbsp if bspprobe fails.
+json_t *steady_measure(Arena *a, const char *backend, int p, double seconds);
+// Several measurements as one (samples and slow timings added up), the list
+// kept under "measurements" (a reference is taken).
+json_t *steady_merge(json_t *measurements);
+// More than 5% of the timings slow.
+bool steady_is_unsteady(const json_t *steadiness);
+// One line saying how steady the machine was.
+void steady_describe(FILE *out, const json_t *steadiness);
+// A warning on stderr if the machine was not steady `during` something.
+void steady_warn(const json_t *steadiness, const char *during);
+
 // Shared by cost and sweep (cost.c): the model and machine the options ask
 // for, and output helpers.
 CostModel cost_model_from_options(const Options *opt);

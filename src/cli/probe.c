@@ -46,31 +46,30 @@ static void parse_opts(int argc, char **argv, struct probe_opts *o)
         .arena = arena_new()};
 }
 
-/* Runs bsprun -n P bspprobe -o tmp and returns bspprobe's JSON. */
-static json_t *run_probe(const struct probe_opts *o)
+/* Runs bsprun -n p bspprobe -o tmp ARGS... and returns bspprobe's JSON;
+ * NULL, after an error message, if it fails. */
+json_t *cli_run_bspprobe(Arena *a, const char *backend, int p, const char *const *args)
 {
-    char backend[32], nprocs[16];
     char tmp[] = "/tmp/vecbsp-probe.XXXXXX";
-    char *bsprun = cli_tool_path(o->arena, "bsprun");
-    char *prog = cli_tool_path(o->arena, strcmp(o->backend, "mpi") ? "bspprobe" : "bspprobe-mpi");
-    snprintf(backend, sizeof backend, "--backend=%s", o->backend);
-    snprintf(nprocs, sizeof nprocs, "%d", o->p);
     int fd = mkstemp(tmp);
     if (fd < 0)
         return probe_error("probe: cannot create a temporary file"), NULL;
     close(fd);
-    char *args[] = {bsprun, backend, "-n", nprocs, prog, "-o", tmp, (char *)o->effort, NULL};
+    const char *argv[16] = {cli_tool_path(a, "bsprun"), arena_printf(a, "--backend=%s", backend), "-n",
+                            arena_printf(a, "%d", p),
+                            cli_tool_path(a, strcmp(backend, "mpi") ? "bspprobe" : "bspprobe-mpi"), "-o", tmp};
+    for (int i = 7; i < 15 && args && *args; i++)
+        argv[i] = *args++;
     pid_t child = fork();
     if (child == 0) {
         dup2(STDERR_FILENO, STDOUT_FILENO); /* keep our stdout for the result */
-        execv(bsprun, args);
+        execv(argv[0], (char **)argv);
         _exit(127);
     }
     int status = 0;
     if (child < 0 || waitpid(child, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
         unlink(tmp);
-        return probe_error("probe: bspprobe failed on %d processes with the %s backend", o->p,
-                           o->backend), NULL;
+        return probe_error("probe: bspprobe failed on %d processes with the %s backend", p, backend), NULL;
     }
     json_error_t err;
     json_t *result = json_load_file(tmp, 0, &err);
@@ -131,6 +130,7 @@ static json_t *machine_json(const struct probe_opts *o, json_t *raw)
                      "g_hpput", number(hp, "g_seconds") * s, "l_hpput", number(hp, "l_seconds") * s,
                      "measurement", raw);
     json_object_set_new(m, "cache_bytes", json_real(cache_bytes()));
+    json_object_set(m, "steadiness", json_object_get(raw, "steadiness"));
     return m;
 }
 
@@ -181,6 +181,11 @@ static void print_table(json_t *m)
     printf("l          %.4g operations       (%.4g s)\n", number(m, "l"), number(m, "l_seconds"));
     printf("fit        %s, r^2 = %.3f; empty sync %.4g s\n",
            json_string_value(json_object_get(m, "fit")), number(m, "r2"), number(m, "sync_seconds"));
+    json_t *steadiness = json_object_get(m, "steadiness");
+    if (steadiness) {
+        printf("speed      ");
+        steady_describe(stdout, steadiness);
+    }
     json_t *cal = json_object_get(m, "calibration");
     printf("calibration (seconds per unit, for the exact model), r^2 = %.3f:\n", number(m, "calibration_r2"));
     for (int t = 0; t < CAL_TERMS; t++)
@@ -195,7 +200,8 @@ int cmd_probe(int argc, char **argv)
     if (o.refit) {
         machine = load_recorded(&o);
     } else {
-        json_t *raw = run_probe(&o);
+        const char *effort[] = {o.effort, NULL};
+        json_t *raw = cli_run_bspprobe(o.arena, o.backend, o.p, effort);
         machine = raw ? machine_json(&o, raw) : NULL;
         json_decref(raw);
     }
@@ -220,6 +226,8 @@ int cmd_probe(int argc, char **argv)
     } else if (rc == 0 && !o.out) {
         print_table(machine);
     }
+    if (rc == 0 && (o.json || o.out)) /* else the table says it */
+        steady_warn(json_object_get(machine, "steadiness"), "during the probe");
     json_decref(machine);
     arena_free(o.arena);
     return rc;

@@ -44,6 +44,7 @@ typedef struct Sweep {
   CostModel model;     // as for cost
   Machine machine;     // before -p is varied
   Sample *samples;     // by point * nprogs + program
+  json_t *steadiness;  // --measure: the machine's, before the first round and after each (steady.c)
 } Sweep;
 
 static int64_t parse_bound(const char *text, const char *spec) {
@@ -146,14 +147,21 @@ static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw-
 // alternatives the ranking compares run seconds apart, not minutes: a
 // machine whose speed drifts shifts them alike. Rounds see a machine whose
 // speed changes from one second to the next (this VM's) in several of its
-// states.
+// states. The machine's steadiness is measured before the first round and
+// after each, on as many processes as the largest point runs.
+// Seconds of each steadiness measurement: at some 10 us a timing, thousands.
+#define STEADINESS_SECONDS 0.2
+
 static void measure(Sweep *sw) {
-  int rounds = sw->opt.rounds;
+  int rounds = sw->opt.rounds, p = 1;
   Arena *a = arena_new();
   char **exe = arena_calloc(a, (size_t)sw->nprogs, sizeof *exe);
   for (int j = 0; j < sw->nprogs; j++) exe[j] = runner_build(a, sw->progs[j], &sw->opt);
+  for (int64_t i = 0; i < sw->npoints; i++) p = point_p(sw, i) > p ? point_p(sw, i) : p;
+  json_t *steadiness = json_array();
+  json_array_append_new(steadiness, steady_measure(a, sw->opt.backend, p, STEADINESS_SECONDS));
   double *medians = arena_calloc(sw->arena, (size_t)(sw->npoints * sw->nprogs * rounds), sizeof *medians);
-  for (int round = 0; round < rounds; round++)
+  for (int round = 0; round < rounds; round++) {
     for (int64_t i = 0; i < sw->npoints; i++) {
       Arena *point = arena_new();
       Options o = point_options(sw, point, i);
@@ -166,6 +174,10 @@ static void measure(Sweep *sw) {
       }
       arena_free(point);
     }
+    json_array_append_new(steadiness, steady_measure(a, sw->opt.backend, p, STEADINESS_SECONDS));
+  }
+  sw->steadiness = steady_merge(steadiness);
+  json_decref(steadiness);
   for (int64_t k = 0; k < sw->npoints * sw->nprogs; k++) {
     sw->samples[k].round_medians = medians + k * rounds;
     sw->samples[k].measured = runner_fastest_round(medians + k * rounds, rounds);
@@ -266,6 +278,8 @@ static void print_accuracy(Sweep *sw, FILE *out) {
   if (sw->nprogs > 1)
     fprintf(out, "ranking: right for %d of the %d pairs of programs whose measured times differ by more than 10%%\n",
             acc.ranked_right, acc.pairs);
+  fputs("machine speed, before and after each round: ", out);
+  steady_describe(out, sw->steadiness);
 }
 
 static void print_table(Sweep *sw, FILE *out) {
@@ -360,6 +374,7 @@ static void print_json(Sweep *sw, FILE *out) {
     json_object_set_new(root, "accuracy",
                         json_pack("{s:f, s:f, s:i, s:i}", "median_abs_error", acc.median_abs, "max_abs_error",
                                   acc.max_abs, "pairs_differing", acc.pairs, "pairs_ranked_right", acc.ranked_right));
+    json_object_set(root, "steadiness", sw->steadiness);
   }
   json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(8));
   fputc('\n', out);
@@ -446,6 +461,9 @@ int cmd_sweep(int argc, char **argv) {
   else if (sw.opt.csv) print_csv(&sw, stdout);
   else print_table(&sw, stdout);
   if (sw.opt.plot) plot(&sw);
+  if (sw.opt.measure && (sw.opt.json || sw.opt.csv))  // else the table says it
+    steady_warn(sw.steadiness, "during the measurement");
+  json_decref(sw.steadiness);
   arena_free(sw.arena);
   return 0;
 }

@@ -19,4 +19,27 @@ done
 for key in op div elem load store; do
     grep -Eq "^    \"$key\": [0-9.eE+-]+,?$" "$out" || { echo "probe_check: calibration $key is missing" >&2; exit 1; }
 done
+# The steadiness: one summary per process, the least steady on top; a
+# share of slow timings is a fraction of them, and slow ones are over
+# slow_factor times the fast time (no slowdown when none is slow).
+awk -v p="$3" '
+  /^  "steadiness": \{/ { on = 1; next }
+  on && /^  \}/ { on = 0 }
+  !on { next }
+  { gsub(/[",]/, "") }
+  /^    [a-z_]+:/ { top[$1] = $2 }
+  /^        [a-z_]+:/ { proc[procs + 0, $1] = $2 }
+  /^        slowdown:/ { procs++ }
+  END {
+    if (!(top["samples:"] > 0 && top["canary_seconds:"] > 0 && top["slow_factor:"] == 1.25 && procs == p)) exit 1
+    worst = 0
+    for (k = 0; k < p; k++) {
+      share = proc[k, "slow_share:"]; slowdown = proc[k, "slowdown:"]
+      if (share < 0 || share > 1 || proc[k, "samples:"] < 1) exit 1
+      if (share == 0 ? slowdown != 0 : slowdown <= 1.25) exit 1
+      if (proc[k, "canary_seconds:"] != top["canary_seconds:"]) exit 1
+      worst = share > worst ? share : worst
+    }
+    if (top["slow_share:"] != worst || proc[top["pid:"], "slow_share:"] != worst) exit 1
+  }' "$out" || { echo "probe_check: the steadiness is missing or inconsistent" >&2; exit 1; }
 echo "probe_check: ok"

@@ -1,4 +1,5 @@
-/* probe_fit_check.c: the probe's line fit on hand-made exchanges, clean and noisy. */
+/* probe_fit_check.c: the probe's statistics on hand-made timings: the line
+ * fit of exchanges, clean and noisy, and the steadiness of a loop. */
 #include <math.h>
 #include <stdio.h>
 
@@ -12,6 +13,31 @@ static void expect(int ok, const char *what, double got)
         printf("FAIL %s: %g\n", what, got);
         failures++;
     }
+}
+
+/* Timings in units of 1 (exact in binary): the slow threshold is 1.25 of
+ * the fast time, the slowdown the slow timings' median over it. */
+static void check_steadiness(void)
+{
+    /* 7 fast timings and 3 slow ones, shuffled: 30% slow, twice as long. */
+    double mixed[10] = {16, 8, 8.5, 16, 8, 9, 8, 16, 8, 8.25};
+    double fast = probe_fast_time(mixed, 10);
+    struct probe_steadiness st = probe_steadiness(mixed, 10, fast);
+    expect(fast == 8 && st.samples == 10, "the fast time is the fastest", fast);
+    expect(st.slow_share == 0.3 && st.slowdown == 2, "30% twice as slow", st.slow_share);
+    /* 1.25 times the fast time is not slow, just over it is; the slow
+     * median of an even count is the mean of the middle two (10.5, 14). */
+    double edge[5] = {10, 14, 8, 10.5, 10};
+    st = probe_steadiness(edge, 5, probe_fast_time(edge, 5));
+    expect(st.slow_share == 0.4 && st.slowdown == 1.53125, "the threshold and an even median", st.slowdown);
+    /* Against another process's fast time: a process slow throughout. */
+    double slow[3] = {16, 16, 17};
+    st = probe_steadiness(slow, 3, 8);
+    expect(st.slow_share == 1 && st.slowdown == 2 && st.canary_seconds == 8, "slow throughout", st.slow_share);
+    /* A steady loop: no slow timing, no slowdown. */
+    double steady[4] = {9, 8, 9.5, 10};
+    st = probe_steadiness(steady, 4, probe_fast_time(steady, 4));
+    expect(st.slow_share == 0 && st.slowdown == 0, "steady", st.slow_share);
 }
 
 int main(void)
@@ -33,6 +59,7 @@ int main(void)
     fit = probe_fit_line(h, below, 5, 5e-6);
     double through_origin = (1000 * 1.1 + 2000 * 1.0 + 3000 * 1.0 + 4000 * 0.9) * 1e-6 / 3e7;
     expect(!fit.direct && fit.g > 0 && fabs(fit.g - through_origin) < 1e-18, "g through the origin", fit.g);
+    check_steadiness();
     printf("%d failures\n", failures);
     return failures != 0;
 }
