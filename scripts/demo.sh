@@ -19,12 +19,14 @@ echo
 # sweep's warnings that the machine's speed was not steady are counted at
 # the end; anything else it says goes to stderr as it would.
 warnings=$(mktemp)
-trap 'grep -v "speed was not steady" "$warnings" >&2; rm -f "$warnings"' EXIT
+trap '{ grep -v "speed was not steady" "$warnings" >&2 || true; }; rm -f "$warnings"' EXIT
 echo "== Predicted (exact model) and measured (vecbsp run, median of 11), p = $p"
 printf '%-24s %-14s %12s %12s %8s  %s\n' "problem" "program" "predicted s" "measured s" "error" "fastest"
 # group TITLE SIZE PROGRAMS -- SWEEP_OPTIONS: one block of the table.
+groups=0
 group() {
   local title=$1 size=$2 files=()
+  groups=$((groups + 1))
   shift 2
   while [ "$1" != -- ]; do files+=("examples/$1.vec"); shift; done
   shift
@@ -49,7 +51,7 @@ group "matvec m=8" "n=400000" matvec1 matvec2 -- -D m=8 --vary n=400000:400000:1
 unsteady=$(grep -c "speed was not steady" "$warnings" || true)
 if [ "$unsteady" -gt 0 ]; then
   echo
-  echo "The machine's speed was not steady during $unsteady of these 6 measurements: their errors are"
+  echo "The machine's speed was not steady during $unsteady of these $groups measurements: their errors are"
   echo "the machine's as much as the model's (docs/user-guide.md, \"A machine that is not steady\")."
 fi
 echo

@@ -1,4 +1,5 @@
-/* probe.c: bspprobe, a BSPlib program measuring s, g and l for the p it runs on, as JSON. */
+/* probe.c: bspprobe, a BSPlib program measuring s, g, l and how steady each core
+ * is, for the p it runs on, as JSON. */
 #include <bsp.h>
 #include <jansson.h>
 #include <stdint.h>
@@ -143,17 +144,16 @@ static double *time_canary(double seconds, int *n, double *fast)
         xi[i] = i;
     int cap = 4096;
     double *t = malloc((size_t)cap * sizeof *t);
-    double start = bsp_time(), now = start;
-    *n = 0;
-    while (now - start < seconds) {
+    double start = bsp_time();
+    for (*n = 0; bsp_time() - start < seconds; (*n)++) {
         if (*n == cap)
             t = realloc(t, (size_t)(cap *= 2) * sizeof *t);
         if (!t)
             bsp_abort("bspprobe: out of memory\n");
+        ((volatile double *)t)[*n] = 0; /* a new page is touched here, not in the timing */
+        double t0 = bsp_time();
         k_sum(xi, NULL, NULL, CANARY_PASSES);
-        double end = bsp_time();
-        t[(*n)++] = end - now;
-        now = end;
+        t[*n] = bsp_time() - t0;
     }
     *fast = probe_fast_time(t, *n);
     return t;
@@ -165,47 +165,65 @@ static json_t *steadiness_json(const struct probe_steadiness *st)
                      "slow_share", st->slow_share, "slowdown", st->slowdown);
 }
 
-/* Every process times the loop at once, as in a superstep, and sums up its
- * timings against the fastest process's fast time (a process in a slow
- * spell throughout is not steady). Returns the least steady process's on
- * top and every process's: {seconds, slow_factor, pid, samples,
- * canary_seconds, slow_share, slowdown, processes}. */
-static json_t *measure_steadiness(double seconds)
+/* The fastest of every process's fast time: each puts its own to all. */
+static double fastest_everywhere(double mine)
 {
     int p = bsp_nprocs();
     double *fast = calloc((size_t)p, sizeof *fast);
-    struct probe_steadiness *all = calloc((size_t)p, sizeof *all);
     bsp_push_reg(fast, (bsp_size_t)((size_t)p * sizeof *fast));
-    bsp_push_reg(all, (bsp_size_t)((size_t)p * sizeof *all));
     bsp_sync();
-    int n;
-    double mine;
-    double *t = time_canary(seconds, &n, &mine);
     for (int k = 0; k < p; k++)
         bsp_put(k, &mine, fast, (bsp_size_t)((size_t)bsp_pid() * sizeof mine), sizeof mine);
     bsp_sync();
     double fastest = fast[0];
     for (int k = 1; k < p; k++)
         fastest = fast[k] < fastest ? fast[k] : fastest;
-    struct probe_steadiness st = probe_steadiness(t, n, fastest);
-    bsp_put(0, &st, all, (bsp_size_t)((size_t)bsp_pid() * sizeof st), sizeof st);
-    bsp_sync();
-    int worst = 0;
-    json_t *procs = json_array();
-    for (int k = 0; k < p; k++) {
-        json_array_append_new(procs, steadiness_json(&all[k]));
-        worst = all[k].slow_share > all[worst].slow_share ? k : worst;
-    }
-    json_t *result = steadiness_json(&all[worst]);
-    json_object_update_new(result, json_pack("{s:f, s:f, s:i, s:o}", "seconds", seconds, "slow_factor", PROBE_SLOW,
-                                             "pid", worst, "processes", procs));
-    bsp_pop_reg(all);
     bsp_pop_reg(fast);
     bsp_sync();
-    free(t);
-    free(all);
     free(fast);
+    return fastest;
+}
+
+/* Process 0's JSON of every process's steadiness, the least steady one's
+ * on top: {samples, canary_seconds, slow_share, slowdown, seconds,
+ * slow_factor, pid, processes}; NULL on the others. */
+static json_t *gather_steadiness(struct probe_steadiness mine, double seconds)
+{
+    int p = bsp_nprocs();
+    struct probe_steadiness *all = calloc((size_t)p, sizeof *all);
+    bsp_push_reg(all, (bsp_size_t)((size_t)p * sizeof *all));
+    bsp_sync();
+    bsp_put(0, &mine, all, (bsp_size_t)((size_t)bsp_pid() * sizeof mine), sizeof mine);
+    bsp_sync();
+    json_t *result = NULL;
+    if (bsp_pid() == 0) {
+        int worst = 0;
+        json_t *procs = json_array();
+        for (int k = 0; k < p; k++) {
+            json_array_append_new(procs, steadiness_json(&all[k]));
+            worst = all[k].slow_share > all[worst].slow_share ? k : worst;
+        }
+        result = steadiness_json(&all[worst]);
+        json_object_update_new(result, json_pack("{s:f, s:f, s:i, s:o}", "seconds", seconds, "slow_factor",
+                                                 PROBE_SLOW, "pid", worst, "processes", procs));
+    }
+    bsp_pop_reg(all);
+    bsp_sync();
+    free(all);
     return result;
+}
+
+/* Every process times the loop at once, as in a superstep, and sums up its
+ * timings against the fastest process's fast time (a process in a slow
+ * spell throughout is not steady). */
+static json_t *measure_steadiness(double seconds)
+{
+    int n;
+    double mine;
+    double *t = time_canary(seconds, &n, &mine);
+    struct probe_steadiness st = probe_steadiness(t, n, fastest_everywhere(mine));
+    free(t);
+    return gather_steadiness(st, seconds);
 }
 
 /* ---- g and l: total exchanges of h words ---- */
@@ -306,11 +324,12 @@ static void spmd(void)
     bsp_begin(bsp_nprocs());
     int p = bsp_nprocs();
     if (steadiness_only > 0) {
-        json_t *result = json_pack("{s:i, s:s, s:o}", "p", p, "backend", PROBE_BACKEND,
-                                   "steadiness", measure_steadiness(steadiness_only));
-        if (bsp_pid() == 0)
+        json_t *steadiness = measure_steadiness(steadiness_only);
+        if (bsp_pid() == 0) {
+            json_t *result = json_pack("{s:i, s:s, s:o}", "p", p, "backend", PROBE_BACKEND, "steadiness", steadiness);
             report(result);
-        json_decref(result);
+            json_decref(result);
+        }
         bsp_end();
         return;
     }
@@ -333,7 +352,8 @@ static void spmd(void)
                                "r2", put_fit.r2, "sync_seconds", empty_sync,
                                "put", fit_json(&put_fit, put_points),
                                "hpput", fit_json(&hpput_fit, hp_points));
-    json_object_set_new(result, "steadiness", steadiness);
+    if (steadiness) /* process 0's */
+        json_object_set_new(result, "steadiness", steadiness);
     if (bsp_pid() == 0)
         report(result);
     json_decref(result);

@@ -84,7 +84,7 @@ static double recorded_seconds(const json_t *recorded, const char *program, int 
   json_array_foreach(recorded, i, row) {
     const char *name = json_string_value(json_object_get(row, "program"));
     if (name && strcmp(name, program) == 0 && json_integer_value(json_object_get(row, "p")) == p && size-- == 0)
-      return json_number_value(json_object_get(row, "seconds"));
+      return cli_number(row, "seconds");
   }
   return 0;
 }

@@ -101,6 +101,8 @@ double runner_fastest_round(const double *round_medians, int rounds);
 json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, const char *effort,
                       const json_t *recorded);
 
+// probe.c: a number in a JSON object (0 if it is missing or not a number).
+double cli_number(const json_t *obj, const char *key);
 // probe.c: runs bsprun -n p bspprobe ARGS... (NULL-terminated, at most 8)
 // on backend and returns its JSON; NULL after an error message if it failed.
 json_t *cli_run_bspprobe(Arena *a, const char *backend, int p, const char *const *args);

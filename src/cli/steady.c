@@ -8,15 +8,12 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 // More slow timings than this and the machine is not steady: a quiet core
 // has a fraction of a percent (interrupts), the cloud hosts that halve a
 // vCPU's speed in spells have tens of percents.
 #define UNSTEADY_SHARE 0.05
-
-static double number(const json_t *obj, const char *key) { return json_number_value(json_object_get(obj, key)); }
 
 json_t *steady_measure(Arena *a, const char *backend, int p, double seconds) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -39,14 +36,14 @@ json_t *steady_merge(json_t *measurements) {
   size_t i;
   json_t *m;
   json_array_foreach(measurements, i, m) {
-    fastest = fmin(fastest, number(m, "canary_seconds"));
-    factor = number(m, "slow_factor");
+    fastest = fmin(fastest, cli_number(m, "canary_seconds"));
+    factor = cli_number(m, "slow_factor");
   }
   json_array_foreach(measurements, i, m) {
-    double n = number(m, "samples"), scale = number(m, "canary_seconds") / fastest;
-    double share = scale > factor ? 1 : number(m, "slow_share");
-    double slowdown = scale > factor ? scale : scale * number(m, "slowdown");
-    samples += n, slow += n * share, slowdowns += n * share * slowdown, seconds += number(m, "seconds");
+    double n = cli_number(m, "samples"), scale = cli_number(m, "canary_seconds") / fastest;
+    double share = scale > factor ? 1 : cli_number(m, "slow_share");
+    double slowdown = scale > factor ? scale : scale * cli_number(m, "slowdown");
+    samples += n, slow += n * share, slowdowns += n * share * slowdown, seconds += cli_number(m, "seconds");
   }
   return json_pack("{s:f, s:f, s:I, s:f, s:f, s:f, s:O}", "seconds", seconds, "slow_factor", factor, "samples",
                    (json_int_t)samples, "canary_seconds", isfinite(fastest) ? fastest : 0, "slow_share",
@@ -54,20 +51,20 @@ json_t *steady_merge(json_t *measurements) {
                    measurements);
 }
 
-bool steady_is_unsteady(const json_t *st) { return number(st, "slow_share") > UNSTEADY_SHARE; }
+bool steady_is_unsteady(const json_t *st) { return cli_number(st, "slow_share") > UNSTEADY_SHARE; }
 
 void steady_describe(FILE *out, const json_t *st) {
-  double share = 100 * number(st, "slow_share"), us = 1e6 * number(st, "canary_seconds");
-  long long samples = (long long)number(st, "samples");
+  double share = 100 * cli_number(st, "slow_share"), us = 1e6 * cli_number(st, "canary_seconds");
+  long long samples = (long long)cli_number(st, "samples");
   if (!steady_is_unsteady(st)) {
     fprintf(out, "steady: %.1f%% of %lld timings of a %.3g us loop took over %.3g times its fastest\n", share,
-            samples, us, number(st, "slow_factor"));
+            samples, us, cli_number(st, "slow_factor"));
     return;
   }
   fprintf(out,
           "not steady: a %.3g us loop took %.1f times as long in %.0f%% of %lld timings; "
           "times measured here vary as much, and no prediction can be closer to them\n",
-          us, number(st, "slowdown"), share, samples);
+          us, cli_number(st, "slowdown"), share, samples);
 }
 
 void steady_warn(const json_t *st, const char *during) {
@@ -77,6 +74,6 @@ void steady_warn(const json_t *st, const char *during) {
           "vecbsp: warning: the machine's speed was not steady %s: a %.3g us loop took %.1f times as long in "
           "%.0f%% of %lld timings; predictions cannot be closer than that to what is measured "
           "(docs/user-guide.md, \"A machine that is not steady\")\n",
-          during, 1e6 * number(st, "canary_seconds"), number(st, "slowdown"), 100 * number(st, "slow_share"),
-          (long long)number(st, "samples"));
+          during, 1e6 * cli_number(st, "canary_seconds"), cli_number(st, "slowdown"),
+          100 * cli_number(st, "slow_share"), (long long)cli_number(st, "samples"));
 }

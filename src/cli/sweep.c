@@ -139,6 +139,9 @@ static void predict(Sweep *sw) {
 
 static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw->nprogs + j]; }
 
+// Seconds of each steadiness measurement: at some 10 us a timing, thousands.
+#define STEADINESS_SECONDS 0.2
+
 // --measure: every program compiled once, measured at every point
 // (--repeat K, 3 by default) on as many processes as the point predicts for,
 // in --rounds R rounds over all the points (1 by default), keeping the
@@ -149,9 +152,6 @@ static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw-
 // speed changes from one second to the next (this VM's) in several of its
 // states. The machine's steadiness is measured before the first round and
 // after each, on as many processes as the largest point runs.
-// Seconds of each steadiness measurement: at some 10 us a timing, thousands.
-#define STEADINESS_SECONDS 0.2
-
 static void measure(Sweep *sw) {
   int rounds = sw->opt.rounds, p = 1;
   Arena *a = arena_new();
