@@ -402,7 +402,7 @@ cat <<'EOT'
   at m = 200000 +20% (threads p = 1) and +10% (MPI p = 1). The machine's
   repeatability: largest 7.6, 18.6, 30.0 and 31.8% (threads p = 1, 2, MPI
   p = 1, 2), medians 0.7 to 3.9%.
-- **A second host, 2026-11-23** (runs 16 to 20, not published: the
+- **A second host, 2026-11-23** (runs 16 to 21, not published: the
   tables above are still the fifteenth's). The VM came back on an AMD
   EPYC host whose vCPUs computed at half speed in spells of a tenth of a
   second to a minute (a loop of 10^8 additions: 32-33 ms or 67-74 ms,
@@ -428,9 +428,19 @@ cat <<'EOT'
   25.2, 13.8, 17.7 and 10.5%, largest 75.3, 66.6, 92.9 and 56.4%, the
   machine's own repeatability 87.7, 79.7, 75.3 and 70.4% at worst; its
   threads p = 1 probe was made in slow spells (every mss run +60 to +75%,
-  as much on the repeat). On a host that does not repeat itself within
-  25% no validation can meet the targets; the fifteenth run is the
-  record.
+  as much on the repeat). The probe's steadiness loop (197188a; user's
+  guide, "A machine that is not steady") then showed what the host does:
+  each vCPU runs loops over the cache at half speed in spells of a few
+  milliseconds whenever the other hardware thread of its core is busy
+  (docs/cost-model.md, "A machine with two speeds"), slow in 10 to 99% of
+  the timings from one measurement to the next. The twenty-first run
+  (197188a, GUARD=0, 3 rounds) measured every experiment
+  of every config while not steady (the last column of the summary would
+  read 8 of 8 four times), its probes 45 to 100% slow: medians 15.9,
+  14.8, 13.2 and 10.7%, largest 41.1, 61.6, 96.2 and 53.3%,
+  repeatability 103.0, 160.1, 103.7 and 125.4% at worst. On a host that
+  does not repeat itself within 25% no validation can meet the targets;
+  the fifteenth run is the record.
 - **mss1 at p = 2** was predicted low in each of the first four runs of
   the table above at n = 160: -28 / -22 / -34 / -17% with threads, -32 / -27 /
   -35 / -21% with MPI, and by up to 39% at n = 80 and 120. Two causes were

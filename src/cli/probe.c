@@ -190,7 +190,7 @@ static void print_table(json_t *m)
     printf("fit        %s, r^2 = %.3f; empty sync %.4g s\n",
            json_string_value(json_object_get(m, "fit")), cli_number(m, "r2"), cli_number(m, "sync_seconds"));
     json_t *steadiness = json_object_get(m, "steadiness");
-    if (steadiness) {
+    if (json_is_object(steadiness)) {
         printf("speed      ");
         steady_describe(stdout, steadiness);
     }
