@@ -1,6 +1,7 @@
 /* core.c: the BSPlib calls that only record work for the next sync, shared by both backends. */
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -263,6 +264,8 @@ void bsp_push_reg(const void *ident, bsp_size_t size)
     struct bsp_proc *me = bsp_need_self("bsp_push_reg");
     if (size < 0)
         bsp_fail(me, "bsp_push_reg: negative size %d", size);
+    if (!ident && size > 0)
+        bsp_fail(me, "bsp_push_reg: NULL with a size of %d bytes (NULL registers nothing: size 0)", size);
     struct bsp_regop *op = bsp_buf_append(&me->regops, sizeof *op);
     *op = (struct bsp_regop){.addr = ident, .size = (size_t)size, .push = true};
 }
@@ -431,8 +434,8 @@ void bsp_qsize(bsp_nprocs_t *nmessages, bsp_size_t *accum_nbytes)
     for (size_t i = me->qhead; i < n; i++)
         bytes += (size_t)q[i]->nbytes;
     *nmessages = (bsp_nprocs_t)(n - me->qhead);
-    if (accum_nbytes)
-        *accum_nbytes = (bsp_size_t)bytes;
+    if (accum_nbytes) /* an int in the standard: past 2 GB it says as much as it can */
+        *accum_nbytes = bytes > INT_MAX ? INT_MAX : (bsp_size_t)bytes;
 }
 
 void bsp_get_tag(bsp_size_t *status, void *tag)

@@ -142,6 +142,19 @@ static void pin(struct thr_team *team, pthread_t thread, int pid)
         }
 }
 
+/* The program ending (exit, or process 0 returning from main) while the
+ * processes still run would end them all with the program's status, as if
+ * nothing had happened. */
+static void thr_check_ended(void)
+{
+    if (thr_team)
+        bsp_fail(NULL, "the program ended (exit, or a return from main) before bsp_end");
+}
+
+/* A program built with -fsanitize=address over this uninstrumented library
+ * would see the stack pthread_exit leaves as overflowed: ASan is told. */
+extern void __asan_handle_no_return(void) __attribute__((weak));
+
 void bsp_begin(bsp_nprocs_t maxprocs)
 {
     if (thr_pending) {
@@ -165,6 +178,9 @@ void bsp_begin(bsp_nprocs_t maxprocs)
     for (int pid = 0; pid < maxprocs; pid++)
         thr_proc_init(&team->procs[pid], pid, maxprocs);
     thr_team = team;
+    static bool checked;
+    if (!checked)
+        checked = atexit(thr_check_ended) == 0;
     team->pinned = pthread_getaffinity_np(pthread_self(), sizeof team->allowed, &team->allowed) == 0 &&
                    maxprocs <= CPU_COUNT(&team->allowed);
     for (int pid = 1; pid < maxprocs; pid++) {
@@ -261,8 +277,11 @@ void bsp_end(void)
     struct thr_proc *me = (struct thr_proc *)bsp_need_self("bsp_end");
     thr_sync(me, BSP_KIND_END);
     bsp_self = NULL;
-    if (me->base.pid != 0)
+    if (me->base.pid != 0) {
+        if (__asan_handle_no_return)
+            __asan_handle_no_return();
         pthread_exit(NULL);
+    }
     struct thr_team *team = thr_team;
     for (int pid = 1; pid < team->nprocs; pid++)
         pthread_join(team->procs[pid].thread, NULL);

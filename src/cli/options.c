@@ -111,6 +111,7 @@ void cli_parse_options(int argc, char **argv, Options *opt) {
     } else if (is_flag(a, "--profile")) {
       opt->profile = true;
     } else if (is_flag(a, "--quick") || is_flag(a, "--long")) {
+      if (opt->effort && strcmp(opt->effort, a) != 0) fatal("--quick and --long exclude each other");
       opt->effort = a;
     } else if (is_flag(a, "--refit")) {
       opt->refit = flag_value(argc, argv, &i, "--refit");

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -165,6 +166,7 @@ static Value file_scalar(Binder *b, Reader *r, InputType *t, InputType *whole) {
   if (len >= (int)sizeof buf) error_at(pos, "input '%s': this value is too long", b->input->name);
   memcpy(buf, w, (size_t)len);
   buf[len] = '\0';
+  if (strlen(buf) != (size_t)len) error_at(pos, "input '%s': a NUL byte in this value", b->input->name);
   char *end;
   errno = 0;
   if (t->kind == IT_BOOL) {
@@ -174,8 +176,8 @@ static Value file_scalar(Binder *b, Reader *r, InputType *t, InputType *whole) {
     long long v = strtoll(buf, &end, 10);
     if (*end == '\0' && errno == 0) return value_int(v);
   } else {
-    double v = strtod(buf, &end);
-    if (*end == '\0' && errno == 0) return value_float(v);
+    double v = strtod(buf, &end);  // ERANGE below the smallest normal is a denormal or 0, as printed
+    if (*end == '\0' && (errno == 0 || (errno == ERANGE && !isinf(v)))) return value_float(v);
   }
   error_at(pos, "input '%s': expected %s, found '%s'", b->input->name,
            t->kind == IT_INT ? "an int" : t->kind == IT_FLOAT ? "a float" : "a bool (true, false, 1, 0)", buf);

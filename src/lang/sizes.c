@@ -7,6 +7,7 @@
 #include "lang/lang.h"
 
 typedef enum {
+  BT_NONE,  // no value: the elements of an empty vector, of any shape
   BT_LIT,   // an integer literal: a size, printed as int
   BT_SIZE,  // derived from a parameter or a length: sz
   BT_DATA,  // depends on data
@@ -45,9 +46,9 @@ typedef struct Checker {
   BtVal **def_vals;  // value of each def, by index
 } Checker;
 
-static BtVal scalar_vals[] = {{.kind = BT_LIT}, {.kind = BT_SIZE}, {.kind = BT_DATA}};
-static BtVal *const LIT = &scalar_vals[0], *const SIZE = &scalar_vals[1],
-             *const DATA = &scalar_vals[2];
+static BtVal scalar_vals[] = {{.kind = BT_NONE}, {.kind = BT_LIT}, {.kind = BT_SIZE}, {.kind = BT_DATA}};
+static BtVal *const NONE = &scalar_vals[0], *const LIT = &scalar_vals[1], *const SIZE = &scalar_vals[2],
+             *const DATA = &scalar_vals[3];
 
 static BtVal *new_val(Checker *c, BtKind kind, BtVal *a, BtVal *b) {
   BtVal *v = arena_alloc(c->arena, sizeof *v);
@@ -59,9 +60,17 @@ static BtVal *new_val(Checker *c, BtKind kind, BtVal *a, BtVal *b) {
 
 static bool is_scalar(BtVal *v) { return v->kind <= BT_DATA; }
 
+// A component of a pair (which 0 or 1) or the element of a vector (0): of
+// no value none, of a value known only as data, data.
+static BtVal *part(BtVal *v, int which) {
+  if (is_scalar(v)) return v->kind == BT_NONE ? NONE : DATA;
+  return which ? v->b : v->a;
+}
+
 // The least value above both (a choice between them, for functions).
 static BtVal *join(Checker *c, BtVal *x, BtVal *y) {
-  if (x == y) return x;
+  if (x == y || y == NONE) return x;
+  if (x == NONE) return y;
   if (is_scalar(x) && is_scalar(y)) return x->kind > y->kind ? x : y;
   if (x->kind == BT_PAIR && y->kind == BT_PAIR)
     return new_val(c, BT_PAIR, join(c, x->a, y->a), join(c, x->b, y->b));
@@ -73,12 +82,13 @@ static BtVal *join(Checker *c, BtVal *x, BtVal *y) {
 
 // The same structure with every scalar made data (chosen by data).
 static BtVal *taint(Checker *c, BtVal *v) {
+  if (v->kind == BT_NONE) return NONE;
   if (is_scalar(v)) return DATA;
   if (v->kind == BT_FUN) return v;
   return new_val(c, v->kind, taint(c, v->a), v->b ? taint(c, v->b) : NULL);
 }
 
-static bool is_static(BtVal *v) { return v->kind == BT_LIT || v->kind == BT_SIZE; }
+static bool is_static(BtVal *v) { return v->kind <= BT_SIZE; }
 
 static BtVal *eval(Checker *c, Node *n, BtEnv *env);
 static BtVal *apply(Checker *c, BtVal *f, BtVal *arg, Pos argpos);
@@ -108,29 +118,29 @@ static BtVal *run_builtin(Checker *c, BtVal *f) {
   BtVal **a = f->args;
   Pos *pos = f->argpos;
   switch (f->builtin) {
-  case B_MAP: return new_val(c, BT_VEC, apply(c, a[0], a[1]->a, pos[0]), NULL);
-  case B_FOLD: return fixpoint(c, a[1]->a, fold_step, a[0], pos[0]);
-  case B_PREFIX: return new_val(c, BT_VEC, fixpoint(c, a[1]->a, fold_step, a[0], pos[0]), NULL);
+  case B_MAP: return new_val(c, BT_VEC, apply(c, a[0], part(a[1], 0), pos[0]), NULL);
+  case B_FOLD: return fixpoint(c, part(a[1], 0), fold_step, a[0], pos[0]);
+  case B_PREFIX: return new_val(c, BT_VEC, fixpoint(c, part(a[1], 0), fold_step, a[0], pos[0]), NULL);
   case B_PAIR_MAP:
-    return new_val(c, BT_VEC, apply2(c, a[0], a[1]->a->a, a[1]->b->a, pos[0]), NULL);
+    return new_val(c, BT_VEC, apply2(c, a[0], part(part(a[1], 0), 0), part(part(a[1], 1), 0), pos[0]), NULL);
   case B_C_PROD: {
-    BtVal *r = apply2(c, a[0], a[1]->a, a[2]->a, pos[0]);
+    BtVal *r = apply2(c, a[0], part(a[1], 0), part(a[2], 0), pos[0]);
     return new_val(c, BT_VEC, new_val(c, BT_VEC, r, NULL), NULL);
   }
   case B_ITER:
     require_size(a[2], pos[2], "the count of 'iter'");
     return fixpoint(c, a[1], iter_step, a[0], pos[0]);
   case B_INITS: case B_TAILS: return new_val(c, BT_VEC, a[0], NULL);
-  case B_REDCONCAT: return a[0]->a;
+  case B_REDCONCAT: return part(a[0], 0);
   case B_LENGTH: return SIZE;
-  case B_ENTRY: case B_HD: return a[0]->a;
+  case B_ENTRY: case B_HD: return part(a[0], 0);
   case B_TL: return a[0];
   case B_PAIR: return new_val(c, BT_PAIR, a[0], a[1]);
-  case B_FST: return a[0]->a;
-  case B_SND: return a[0]->b;
+  case B_FST: return part(a[0], 0);
+  case B_SND: return part(a[0], 1);
   case B_DUMMYVEC:
-    require_size(a[0]->a, pos[0], "the length given to 'dummyvec'");
-    return new_val(c, BT_VEC, taint(c, a[0]->b), NULL);
+    require_size(part(a[0], 0), pos[0], "the length given to 'dummyvec'");
+    return new_val(c, BT_VEC, taint(c, part(a[0], 1)), NULL);
   case B_COUNT_: break;
   }
   return DATA;
@@ -222,7 +232,7 @@ static BtVal *eval(Checker *c, Node *n, BtEnv *env) {
   case N_UNOP: return op_result(n->op, eval(c, n->lhs, env), DATA);
   case N_PAIR: return new_val(c, BT_PAIR, eval(c, n->lhs, env), eval(c, n->rhs, env));
   case N_VEC: {
-    BtVal *e = n->nelems ? eval(c, n->elems[0], env) : DATA;
+    BtVal *e = n->nelems ? eval(c, n->elems[0], env) : NONE;
     for (int i = 1; i < n->nelems; i++) e = join(c, e, eval(c, n->elems[i], env));
     return new_val(c, BT_VEC, e, NULL);
   }

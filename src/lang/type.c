@@ -3,6 +3,7 @@
 #include "lang/lang.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { GENERIC_LEVEL = 1 << 30 };
@@ -65,58 +66,63 @@ typedef struct VarNames {
   int count;
 } VarNames;
 
-static void print_var(Arena *a, char **out, Type *t, VarNames *names) {
+static void print_var(FILE *out, Type *t, VarNames *names) {
   int k = 0;
   while (k < names->count && names->vars[k] != t) k++;
   if (k == names->count && k < 64) names->vars[names->count++] = t;
-  if (k < 26) *out = arena_printf(a, "%s%c", *out, 'a' + k);
-  else *out = arena_printf(a, "%st%d", *out, k);
+  if (k < 26) fputc('a' + k, out);
+  else fprintf(out, "t%d", k);
 }
 
-static void print_type(Arena *a, char **out, Type *t, int prec, VarNames *names) {
+static void print_type(FILE *out, Type *t, int prec, VarNames *names) {
   t = type_resolve(t);
-  const char *s = NULL;
   switch (t->kind) {
-  case T_INT: s = "int"; break;
-  case T_FLOAT: s = "float"; break;
-  case T_BOOL: s = "bool"; break;
-  case T_VAR: print_var(a, out, t, names); return;
+  case T_INT: fputs("int", out); return;
+  case T_FLOAT: fputs("float", out); return;
+  case T_BOOL: fputs("bool", out); return;
+  case T_VAR: print_var(out, t, names); return;
   case T_PAIR:
-    *out = arena_printf(a, "%s(", *out);
-    print_type(a, out, t->a, 0, names);
-    *out = arena_printf(a, "%s, ", *out);
-    print_type(a, out, t->b, 0, names);
-    *out = arena_printf(a, "%s)", *out);
+    fputc('(', out);
+    print_type(out, t->a, 0, names);
+    fputs(", ", out);
+    print_type(out, t->b, 0, names);
+    fputc(')', out);
     return;
   case T_VEC:
-    *out = arena_printf(a, "%s%svec ", *out, prec > 1 ? "(" : "");
-    print_type(a, out, t->a, 2, names);
-    if (prec > 1) *out = arena_printf(a, "%s)", *out);
+    fputs(prec > 1 ? "(vec " : "vec ", out);
+    print_type(out, t->a, 2, names);
+    if (prec > 1) fputc(')', out);
     return;
   case T_FUN:
-    *out = arena_printf(a, "%s%s", *out, prec > 0 ? "(" : "");
-    print_type(a, out, t->a, 1, names);
-    *out = arena_printf(a, "%s -> ", *out);
-    print_type(a, out, t->b, 0, names);
-    if (prec > 0) *out = arena_printf(a, "%s)", *out);
+    if (prec > 0) fputc('(', out);
+    print_type(out, t->a, 1, names);
+    fputs(" -> ", out);
+    print_type(out, t->b, 0, names);
+    if (prec > 0) fputc(')', out);
     return;
   }
-  *out = arena_printf(a, "%s%s", *out, s);
+}
+
+// The types printed one after the other into the arena, with one naming of
+// their variables (a memory stream: a type can be thousands of levels deep).
+static void types_to_strings(Arena *a, Type **types, char **strings, int n) {
+  VarNames names = {0};
+  for (int i = 0; i < n; i++) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out) fatal("out of memory");
+    print_type(out, types[i], 0, &names);
+    if (fclose(out) != 0) fatal("out of memory");
+    strings[i] = arena_strndup(a, text, len);
+    free(text);
+  }
 }
 
 char *type_to_string(Arena *a, Type *t) {
-  VarNames names = {0};
-  char *out = "";
-  print_type(a, &out, t, 0, &names);
-  return out;
-}
-
-// Both types with one naming of their variables.
-static void two_types_to_strings(Arena *a, Type *x, Type *y, char **sx, char **sy) {
-  VarNames names = {0};
-  *sx = *sy = "";
-  print_type(a, sx, x, 0, &names);
-  print_type(a, sy, y, 0, &names);
+  char *s;
+  types_to_strings(a, &t, &s, 1);
+  return s;
 }
 
 //
@@ -189,10 +195,19 @@ static UnifyResult unify(Type *x, Type *y) {
 }
 
 // Unifies and reports failure at pos as "WHAT: expected X, found Y".
+// The message shows both types as they were before unify bound any of
+// their variables, so they are printed first; into a scratch arena, as
+// most unifications succeed and a type can be large.
 static void unify_at(Infer *in, Pos pos, Type *expected, Type *found, const char *what) {
-  char *e, *f;
-  two_types_to_strings(in->arena, expected, found, &e, &f);
-  switch (unify(expected, found)) {
+  Arena *scratch = arena_new();
+  char *s[2];
+  types_to_strings(scratch, (Type *[]){expected, found}, s, 2);
+  UnifyResult r = unify(expected, found);
+  char *e = NULL, *f = NULL;
+  if (r != U_OK)
+    e = arena_strndup(in->arena, s[0], strlen(s[0])), f = arena_strndup(in->arena, s[1], strlen(s[1]));
+  arena_free(scratch);
+  switch (r) {
   case U_OK: return;
   case U_MISMATCH:
     error_at(pos, "type mismatch %s: expected %s, found %s", what, e, f);
@@ -332,20 +347,43 @@ static Type *infer_var(Infer *in, Node *n) {
   return NULL;
 }
 
+// Types nest at most MAX_TYPE_DEPTH levels and have at most MAX_TYPE_PARTS
+// parts written out: definitions that apply each other can double a type
+// at each step (def g1 x = g0 (g0 x)), and every pass over a type (unify,
+// printing) recurses into it.
+enum { MAX_TYPE_DEPTH = 1000, MAX_TYPE_PARTS = 100000 };
+
+static bool too_large(Type *t, int depth_left, long *parts_left) {
+  t = type_resolve(t);
+  if (--*parts_left < 0 || depth_left < 0) return true;
+  if (t->kind != T_PAIR && t->kind != T_VEC && t->kind != T_FUN) return false;
+  return too_large(t->a, depth_left - 1, parts_left) || (t->b && too_large(t->b, depth_left - 1, parts_left));
+}
+
+// An application's result is where types grow: it is checked before
+// anything passes over it again.
+static Type *checked_size(Node *n, Type *t) {
+  long parts = MAX_TYPE_PARTS;
+  if (too_large(t, MAX_TYPE_DEPTH, &parts))
+    error_at(n->pos, "the type of this application is too large (more than %d levels or %d parts)",
+             MAX_TYPE_DEPTH, MAX_TYPE_PARTS);
+  return t;
+}
+
 static Type *infer_app(Infer *in, Node *n) {
   Type *tf = infer(in, n->lhs);
   Type *ta = infer(in, n->rhs);
   Type *r = type_resolve(tf);
   if (r->kind == T_FUN) {
     unify_at(in, n->rhs->pos, r->a, ta, "in this argument");
-    return r->b;
+    return checked_size(n, r->b);
   }
   if (r->kind != T_VAR)
     error_at(n->lhs->pos, "this is applied to an argument but is not a function (it has type %s)",
              type_to_string(in->arena, tf));
   Type *res = fresh(in, 0);
   unify_at(in, n->pos, tf, fun(in, ta, res), "in this application");
-  return res;
+  return checked_size(n, res);
 }
 
 static Type *infer_let(Infer *in, Node *n) {
@@ -423,6 +461,21 @@ static Type *infer(Infer *in, Node *n) { return n->ty = infer_node(in, n); }
 // Inputs, defaulting and the driver.
 //
 
+// An input's length is read before anything runs, by the interpreter and
+// by the generated code alike: integer literals, parameters, unary minus
+// and + - * / mod, nothing else.
+static void require_length_form(Node *n) {
+  bool ok = n->kind == N_INT || (n->kind == N_VAR && n->ref == REF_PARAM) ||
+            (n->kind == N_UNOP && n->op == OP_NEG) ||
+            (n->kind == N_BINOP && (n->op == OP_ADD || n->op == OP_SUB || n->op == OP_MUL || n->op == OP_DIV ||
+                                    n->op == OP_MOD));
+  if (!ok)
+    error_at(n->pos, "an input's length is made of integer literals, parameters, unary - and + - * / %%, "
+                     "nothing else");
+  if (n->kind == N_UNOP || n->kind == N_BINOP) require_length_form(n->lhs);
+  if (n->kind == N_BINOP) require_length_form(n->rhs);
+}
+
 static Type *input_type_of(Infer *in, InputType *it) {
   switch (it->kind) {
   case IT_INT: return &int_type;
@@ -430,6 +483,7 @@ static Type *input_type_of(Infer *in, InputType *it) {
   case IT_BOOL: return &bool_type;
   case IT_PAIR: return pair(in, input_type_of(in, it->a), input_type_of(in, it->b));
   case IT_VEC:
+    require_length_form(it->len);
     unify_at(in, it->len->pos, &int_type, infer(in, it->len), "in a vector length");
     return vec(in, input_type_of(in, it->a));
   }

@@ -2,6 +2,7 @@
 #include <bsp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *what;
@@ -92,6 +93,18 @@ static void bad_pid(void)
     bsp_send(bsp_nprocs(), NULL, "x", 1);
 }
 
+static void push_null(void)
+{
+    bsp_push_reg(NULL, 8);
+}
+
+/* Process 0 leaving the program while the others wait at a sync. */
+static void exit_early(void)
+{
+    if (bsp_pid() == 0)
+        exit(0);
+}
+
 static const struct {
     const char *name;  /* argv[1] */
     void (*run)(void); /* the misuse, followed by a sync */
@@ -101,7 +114,7 @@ static const struct {
     {"reg_count", reg_count}, {"pop_unregistered", pop_unregistered},
     {"pop_order", pop_order}, {"tagsize_mismatch", tagsize_mismatch},
     {"end_vs_sync", end_vs_sync}, {"abort", user_abort}, {"move_empty", move_empty},
-    {"bad_pid", bad_pid},
+    {"bad_pid", bad_pid}, {"push_null", push_null}, {"exit_early", exit_early},
 };
 
 static void spmd(void)

@@ -144,6 +144,7 @@ awk '/^  "steadiness": \{/ { on = 1; next }
   fail "--measure: the steadiness is not four measurements added up"
 grep -q '^machine speed, before and after each round: \(not \)\{0,1\}steady: ' "$tmp/rounds.txt" ||
   fail "--measure: no steadiness line: $(cat "$tmp/rounds.txt")"
+expect_error "vecbsp: error: --quick and --long exclude each other" "$vecbsp" probe --quick --long
 expect_error "vecbsp: error: --rounds is an option of --measure" "$vecbsp" sweep $mv1 --vary m=3:4:1 -D n=5 --rounds 2
 expect_error "vecbsp: error: --vary m=5:1:1: STEP must be positive and TO at least FROM" \
   "$vecbsp" sweep $mv1 --vary m=5:1:1 -D n=1

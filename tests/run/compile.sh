@@ -23,4 +23,9 @@ status=$?
 [ "$got" = "$want" ] || fail "standalone error '$got', eval '$want'"
 got=$("$bsprun" -n 2 "$dir/prog" -D m=3 2>&1)
 [ "$got" = "$("$vecbsp" eval "$root/examples/matvec1.vec" -D m=3 2>&1)" ] || fail "unbound parameter: '$got'"
+# A 2^32 x (2^32 - 1) matrix: its words overflow an int64_t once its row
+# lengths are counted; out of memory, not a write past a short buffer.
+got=$("$bsprun" -n 1 "$dir/prog" -D m=4294967296 -D n=4294967295 --random 1 2>&1)
+status=$?
+[ $status -eq 1 ] && [ "$got" = "vecbsp: error: out of memory" ] || fail "a huge input: status $status, '$got'"
 echo ok

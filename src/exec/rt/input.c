@@ -56,10 +56,18 @@ static inline const char *rt_shape_str(const rt_shape *s) {
 }
 
 /* Words of the packed form of a value of this shape. */
+/* Words of an input of shape s; more than memory holds is out of memory
+ * (lengths of up to 2^62 multiply past int64_t). */
 static inline int64_t rt_shape_words(const rt_shape *s) {
+  int64_t n;
   switch (s->kind) {
-  case RT_PAIR: return rt_shape_words(s->a) + rt_shape_words(s->b);
-  case RT_VEC: return 1 + s->len * rt_shape_words(s->a);
+  case RT_PAIR:
+    if (__builtin_add_overflow(rt_shape_words(s->a), rt_shape_words(s->b), &n)) rt_out_of_memory();
+    return n;
+  case RT_VEC:
+    if (__builtin_mul_overflow(s->len, rt_shape_words(s->a), &n) || __builtin_add_overflow(n, 1, &n))
+      rt_out_of_memory();
+    return n;
   default: return 1;
   }
 }
@@ -363,13 +371,15 @@ typedef struct rt_reader {
   const char *line_start; /* start of the current line */
   int line;               /* current line */
   int64_t count;          /* scalars read */
-  rt_site last;           /* just after the last scalar read */
-  rt_site at;             /* the scalar being read */
+  rt_site last;           /* just after the last scalar read (text: NULL) */
+  rt_site at;             /* the scalar being read (text: NULL) */
+  const char *last_line;  /* the start of last's line */
+  const char *at_line;    /* the start of at's line */
   const char *input;      /* the input's name */
   const rt_shape *whole;  /* its shape */
 } rt_reader;
 
-/* The line containing p, as a string of its own. */
+/* The line that starts at start, as a string of its own. */
 static inline const char *rt_line_text(rt_reader *r, const char *start) {
   const char *q = start;
   while (q < r->end && *q != '\n') q++;
@@ -392,12 +402,21 @@ static inline bool rt_next_word(rt_reader *r, const char **start, int *len) {
   }
   if (r->p >= r->end) return false;
   *start = r->p;
-  r->at = (rt_site){r->at.file, r->line, (int)(r->p - r->line_start) + 1, rt_line_text(r, r->line_start)};
+  r->at = (rt_site){r->at.file, r->line, (int)(r->p - r->line_start) + 1, NULL};
+  r->at_line = r->line_start;
   while (r->p < r->end && !isspace((unsigned char)*r->p)) r->p++;
   *len = (int)(r->p - *start);
   r->last = r->at;
   r->last.col += *len;
+  r->last_line = r->at_line;
   return true;
+}
+
+/* A site of the reader with the text of its line, made only for an error:
+ * a data file can be one line of millions of values. */
+static inline const rt_site *rt_reader_site(rt_reader *r, rt_site *site, const char *line) {
+  site->text = rt_line_text(r, line);
+  return site;
 }
 
 static inline int64_t *rt_file_words(rt_reader *r, const rt_shape *s, int64_t *w) {
@@ -410,15 +429,18 @@ static inline int64_t *rt_file_words(rt_reader *r, const rt_shape *s, int64_t *w
   const char *word;
   int len;
   if (!rt_next_word(r, &word, &len)) {
-    rt_site at = r->last.file ? r->last : (rt_site){r->at.file, 1, 1, rt_line_text(r, r->text)};
-    rt_error(&at, "input '%s': the file ends after %" PRId64 " values; the declared shape %s needs more",
+    rt_site at = r->last.file ? r->last : (rt_site){r->at.file, 1, 1, NULL};
+    rt_error(rt_reader_site(r, &at, r->last.file ? r->last_line : r->text), "input '%s': the file ends after %" PRId64 " values; the declared shape %s needs more",
              r->input, r->count, rt_shape_str(r->whole));
   }
   r->count++;
   char buf[64];
-  if (len >= (int)sizeof buf) rt_error(&r->at, "input '%s': this value is too long", r->input);
+  if (len >= (int)sizeof buf)
+    rt_error(rt_reader_site(r, &r->at, r->at_line), "input '%s': this value is too long", r->input);
   memcpy(buf, word, (size_t)len);
   buf[len] = '\0';
+  if (strlen(buf) != (size_t)len)
+    rt_error(rt_reader_site(r, &r->at, r->at_line), "input '%s': a NUL byte in this value", r->input);
   char *end;
   errno = 0;
   if (s->kind == RT_BOOL) {
@@ -428,10 +450,10 @@ static inline int64_t *rt_file_words(rt_reader *r, const rt_shape *s, int64_t *w
     long long v = strtoll(buf, &end, 10);
     if (*end == '\0' && errno == 0) return pk_i(w, v);
   } else {
-    double v = strtod(buf, &end);
-    if (*end == '\0' && errno == 0) return pk_f(w, v);
+    double v = strtod(buf, &end);  /* ERANGE below the smallest normal is a denormal or 0, as printed */
+    if (*end == '\0' && (errno == 0 || (errno == ERANGE && !isinf(v)))) return pk_f(w, v);
   }
-  rt_error(&r->at, "input '%s': expected %s, found '%s'", r->input,
+  rt_error(rt_reader_site(r, &r->at, r->at_line), "input '%s': expected %s, found '%s'", r->input,
            s->kind == RT_INT ? "an int" : s->kind == RT_FLOAT ? "a float" : "a bool (true, false, 1, 0)", buf);
 }
 
@@ -473,7 +495,7 @@ static inline void rt_file_input(const char *name, const char *path, const rt_sh
   const char *word;
   int n;
   if (rt_next_word(&r, &word, &n))
-    rt_error(&r.at, "input '%s': extra value '%.*s' after the %" PRId64 " values of the declared shape %s",
+    rt_error(rt_reader_site(&r, &r.at, r.at_line), "input '%s': extra value '%.*s' after the %" PRId64 " values of the declared shape %s",
              name, n > 20 ? 20 : n, word, r.count, rt_shape_str(s));
   free(text);
 }
@@ -514,7 +536,9 @@ static inline int rt_input_index(const rt_decls *d, const char *text, const char
 /* The packed words of input k (its shape s), from --input or the seed;
  * in the arena. */
 static inline int64_t *rt_input_words(const rt_decls *d, const rt_args *a, int k, const rt_shape *s) {
-  int64_t *w = rt_array(rt_shape_words(s) + 1, 8);  /* in the arena: freed with the process */
+  int64_t words;
+  if (__builtin_add_overflow(rt_shape_words(s), 1, &words)) rt_out_of_memory();
+  int64_t *w = rt_array(words, 8);  /* in the arena: freed with the process */
   const char *value = NULL;
   for (int i = 0; i < a->ninputs; i++) {
     const char *v;
