@@ -1,6 +1,7 @@
 // main.c: the vecbsp command: dispatches to the subcommands.
 #include "cli/cli.h"
 
+#include <pthread.h>
 #include <string.h>
 
 static const struct {
@@ -27,12 +28,43 @@ static int usage(FILE *out) {
   return out == stdout ? 0 : 2;
 }
 
+// A subcommand runs on a thread with a stack of STACK_BYTES (reserved, not
+// committed): the checks, the interpreter and the analyses recurse once per
+// definition applied inside another, and a chain of 14000 defs overflowed
+// the usual 8 MB.
+enum { STACK_BYTES = 1 << 30 };
+
+typedef struct Job {
+  int (*run)(int, char **);  // the subcommand
+  int argc;
+  char **argv;
+  int status;                // what it returned
+} Job;
+
+static void *run_job(void *job) {
+  Job *j = job;
+  j->status = j->run(j->argc, j->argv);
+  return NULL;
+}
+
+static int run_on_big_stack(int (*run)(int, char **), int argc, char **argv) {
+  Job job = {run, argc, argv, 0};
+  pthread_attr_t attr;
+  pthread_t thread;
+  if (pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, STACK_BYTES) == 0 &&
+      pthread_create(&thread, &attr, run_job, &job) == 0) {
+    pthread_join(thread, NULL);
+    return job.status;
+  }
+  return run(argc, argv);  // no such thread: the usual stack
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) return usage(stderr);
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
     return usage(stdout);
   for (int i = 0; i < NCOMMANDS; i++)
-    if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    if (strcmp(argv[1], commands[i].name) == 0) return run_on_big_stack(commands[i].run, argc - 1, argv + 1);
   fprintf(stderr, "vecbsp: error: unknown command '%s'\n", argv[1]);
   return usage(stderr);
 }

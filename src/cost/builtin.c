@@ -8,7 +8,10 @@
 
 // Longest run of size values followed exactly (a fold over sizes), and of
 // shape-changing iter steps.
-enum { SIMULATE_MAX = 1 << 20, ITER_MAX = 1 << 24 };
+// ITER_MAX: an iter whose value's shape never settles (a size that grows at
+// every step, iter (\x -> x + 1) 0 n) is followed step by step, at some
+// 500 bytes and 2 us a step: 2^20 steps stay within half a gigabyte.
+enum { SIMULATE_MAX = 1 << 20, ITER_MAX = 1 << 20 };
 
 int shape_arity(Shape *f) { return f->node->kind == N_OPFN ? 2 : builtin_arity(f->node->builtin); }
 
@@ -280,8 +283,8 @@ static Res skeleton(Analysis *a, Shape *f, Res last, EvalMode m, Site *site) {
 //
 
 static _Noreturn void iter_too_long(Site *site) {
-  error_at(site->pos, "iter changes the shape of its value at more than %d steps; the analysis "
-                      "follows at most that many", ITER_MAX);
+  error_at(site->pos, "iter changes the shape of its value (or a size in it) at more than %d steps; "
+                      "the analysis follows at most that many", ITER_MAX);
 }
 
 static Res iter_local(Analysis *a, Shape *f, Shape *x, int64_t k, Site *site) {

@@ -90,6 +90,15 @@ static BtVal *taint(Checker *c, BtVal *v) {
 
 static bool is_static(BtVal *v) { return v->kind <= BT_SIZE; }
 
+// Equal as values of the lattice: scalars by kind, pairs and vectors by
+// their parts; functions only when they are the same closure.
+static bool same_val(BtVal *x, BtVal *y) {
+  if (x == y) return true;
+  if (x->kind != y->kind || x->kind == BT_FUN) return false;
+  if (is_scalar(x)) return true;
+  return same_val(x->a, y->a) && (x->kind != BT_PAIR || same_val(x->b, y->b));
+}
+
 static BtVal *eval(Checker *c, Node *n, BtEnv *env);
 static BtVal *apply(Checker *c, BtVal *f, BtVal *arg, Pos argpos);
 
@@ -97,10 +106,17 @@ static BtVal *apply2(Checker *c, BtVal *f, BtVal *x, BtVal *y, Pos pos) {
   return apply(c, apply(c, f, x, pos), y, pos);
 }
 
-// Repeats r := r join f r until nothing changes (two rounds suffice on this lattice).
+// Repeats r := r join f r until nothing changes (two rounds suffice on this
+// lattice; at most four are taken). A round that changes nothing ends it:
+// each round applies f, and an iter in a function iterated itself would
+// otherwise cost 4^depth rounds.
 static BtVal *fixpoint(Checker *c, BtVal *r, BtVal *(*step)(Checker *, BtVal *, BtVal *, Pos),
                        BtVal *f, Pos pos) {
-  for (int i = 0; i < 4; i++) r = join(c, r, step(c, f, r, pos));
+  for (int i = 0; i < 4; i++) {
+    BtVal *next = join(c, r, step(c, f, r, pos));
+    if (same_val(next, r)) break;
+    r = next;
+  }
   return r;
 }
 

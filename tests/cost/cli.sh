@@ -149,6 +149,14 @@ expect_error "vecbsp: error: --rounds is an option of --measure" "$vecbsp" sweep
 expect_error "vecbsp: error: --vary m=5:1:1: STEP must be positive and TO at least FROM" \
   "$vecbsp" sweep $mv1 --vary m=5:1:1 -D n=1
 
+# A chain of 14000 definitions, each applying the one before: the checks,
+# the interpreter and the analysis recurse through it (8 MB of stack
+# overflowed); only f0 adds anything.
+awk 'BEGIN { print "def f0 x = x + 1"; for (i = 1; i < 14000; i++) printf "def f%d x = f%d x\n", i, i - 1
+             print "main = f13999 41" }' >"$tmp/chain.vec"
+[ "$("$vecbsp" eval "$tmp/chain.vec")" = 42 ] || fail "a chain of 14000 definitions: eval"
+"$vecbsp" cost "$tmp/chain.vec" --json >/dev/null || fail "a chain of 14000 definitions: cost"
+
 # A crossover: a parallel fold beats a sequential one once n pays for two
 # barriers (g = 0.1: near n = 2l / (1 - 1/p - g(p-1)/p) = 170540; the
 # sweep interpolates between its points).
