@@ -799,8 +799,9 @@ static const char *cg_binop(Cg *g, Ir *e) {
   const char *y = cg_expr(g, e->b);
   count_op(g);
   const char *c = e->a->ty->kind == T_INT ? int_op(g, e->op, x, y, e->pos) : NULL;
-  if (!c && e->op == OP_MAX) c = fmt(g, "%s > %s ? %s : %s", x, y, x, y);
-  if (!c && e->op == OP_MIN) c = fmt(g, "%s < %s ? %s : %s", x, y, x, y);
+  // The first operand unless the second is strictly greater (smaller): docs/language.md.
+  if (!c && e->op == OP_MAX) c = fmt(g, "%s > %s ? %s : %s", y, x, y, x);
+  if (!c && e->op == OP_MIN) c = fmt(g, "%s < %s ? %s : %s", y, x, y, x);
   if (!c) c = fmt(g, "%s %s %s", x, op_name(e->op), y);
   return define_temp(g, e->ty, c);
 }

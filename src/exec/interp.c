@@ -60,8 +60,8 @@ static int64_t wrap(uint64_t u) { return (int64_t)u; }
   case OP_LE: return value_bool(x <= y);             \
   case OP_GT: return value_bool(x > y);              \
   case OP_GE: return value_bool(x >= y);             \
-  case OP_MAX: return make(x > y ? x : y);           \
-  case OP_MIN: return make(x < y ? x : y);
+  case OP_MAX: return make(y > x ? y : x);           \
+  case OP_MIN: return make(y < x ? y : x);
 
 static Value int_op(Op op, int64_t x, int64_t y, Pos pos) {
   switch (op) {

@@ -70,10 +70,7 @@ static void lex_number(Lexer *lx) {
   if (is_ident_start((unsigned char)*q))
     error_at(here(lx, q), "unexpected character '%c' in a number", *q);
   Token *t = push(lx, is_float ? TK_FLOAT : TK_INT, start, (int)(q - start));
-  char buf[128];
-  int n = (int)(q - start) < 127 ? (int)(q - start) : 127;
-  memcpy(buf, start, (size_t)n);
-  buf[n] = '\0';
+  const char *buf = arena_strndup(lx->arena, start, (size_t)(q - start));  // the source runs on
   errno = 0;
   if (is_float) {
     t->fval = strtod(buf, NULL);
@@ -81,7 +78,7 @@ static void lex_number(Lexer *lx) {
       error_at(t->pos, "float literal out of range");
   } else {
     unsigned long long v = strtoull(buf, NULL, 10);
-    if (errno == ERANGE || v > (unsigned long long)INT64_MAX || (int)(q - start) > 126)
+    if (errno == ERANGE || v > (unsigned long long)INT64_MAX)
       error_at(t->pos, "integer literal out of range (at most %lld)", (long long)INT64_MAX);
     t->ival = (int64_t)v;
   }
