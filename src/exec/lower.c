@@ -345,15 +345,45 @@ static Cv *apply_closure(Lowerer *L, Cv *f, Cv *arg) {
   return lower(L, body, e);
 }
 
+// A value of type ty that nothing reads: scalars 0, vectors empty.
+static Ir *placeholder(Lowerer *L, Type *ty, Pos pos) {
+  IrKind kind = ty->kind == T_INT    ? IR_INT
+                : ty->kind == T_FLOAT ? IR_FLOAT
+                : ty->kind == T_BOOL  ? IR_BOOL
+                : ty->kind == T_PAIR  ? IR_PAIR
+                                      : IR_VEC;
+  Ir *e = new_ir(L, kind, ty, pos);
+  if (kind == IR_PAIR) e->a = placeholder(L, ty->a, pos), e->b = placeholder(L, ty->b, pos);
+  if (kind == IR_VEC) e->elems = arena_calloc(L->arena, 1, sizeof *e->elems);
+  return e;
+}
+
+// Closes the scope of one branch of an ifs on cond (then_side: the branch
+// taken when it holds). A branch whose value is a function leaves its lets
+// to the enclosing scope, where the function is applied later: each stays
+// conditional there, holding a placeholder when its branch is not taken, so
+// that a fault or a skeleton of the other branch never runs.
+static Cv *close_branch(Lowerer *L, Scope *s, Cv *v, Ir *cond, bool then_side) {
+  if (v->kind != CV_CODE && cond)
+    for (int i = 0; i < s->lets.len; i++) {
+      Ir *let = s->lets.data[i], *e = new_ir(L, IR_IFS, let->a->ty, let->a->pos);
+      e->a = cond;
+      e->b = then_side ? let->a : placeholder(L, let->a->ty, let->a->pos);
+      e->c = then_side ? placeholder(L, let->a->ty, let->a->pos) : let->a;
+      let->a = e;
+    }
+  return close_scope(L, s, v);
+}
+
 // Applies both functions an ifs chose between; the branches stay
 // conditional (each in its own scope).
 static Cv *apply_choice(Lowerer *L, Cv *f, Cv *arg, Pos site) {
   arg = bind(L, arg, "arg");
   Scope s1, s2;
   open_scope(L, &s1);
-  Cv *l = close_scope(L, &s1, apply(L, f->l, arg, site));
+  Cv *l = close_branch(L, &s1, apply(L, f->l, arg, site), f->cond, true);
   open_scope(L, &s2);
-  Cv *r = close_scope(L, &s2, apply(L, f->r, arg, site));
+  Cv *r = close_branch(L, &s2, apply(L, f->r, arg, site), f->cond, false);
   if (l->kind == CV_CODE && r->kind == CV_CODE) {
     Ir *e = new_ir(L, IR_IFS, l->code->ty, site);
     e->a = f->cond;
@@ -452,17 +482,19 @@ static Cv *lower_app(Lowerer *L, Node *n, Env *env) {
   return f;
 }
 
-// A conditional's branch, lowered in its own scope.
-static Cv *lower_branch(Lowerer *L, Node *n, Env *env) {
+// A conditional's branch, lowered in its own scope (cond: an ifs's
+// condition, see close_branch; NULL for the others, whose branches are code).
+static Cv *lower_branch(Lowerer *L, Node *n, Env *env, Ir *cond, bool then_side) {
   Scope s;
   open_scope(L, &s);
-  return close_scope(L, &s, lower(L, n, env));
+  return close_branch(L, &s, lower(L, n, env), cond, then_side);
 }
 
 static Cv *lower_cond(Lowerer *L, Node *n, Env *env) {
   Ir *c = as_code(L, lower(L, n->cond, env), n->pos);
-  Cv *t = lower_branch(L, n->then_, env);
-  Cv *f = lower_branch(L, n->else_, env);
+  Ir *ifs = n->kind == N_IFS ? c : NULL;
+  Cv *t = lower_branch(L, n->then_, env, ifs, true);
+  Cv *f = lower_branch(L, n->else_, env, ifs, false);
   if (t->kind == CV_CODE && f->kind == CV_CODE) {
     Ir *e = new_ir(L, n->kind == N_IF ? IR_IF : IR_IFS, t->code->ty, n->pos);
     e->a = c;
@@ -480,7 +512,7 @@ static Cv *lower_cond(Lowerer *L, Node *n, Env *env) {
 static Cv *lower_binop(Lowerer *L, Node *n, Env *env) {
   if (n->op == OP_AND || n->op == OP_OR) {  // the right operand is conditional
     Ir *a = as_code(L, lower(L, n->lhs, env), n->pos);
-    Ir *e = binop(L, n->op, a, as_code(L, lower_branch(L, n->rhs, env), n->pos), n->pos);
+    Ir *e = binop(L, n->op, a, as_code(L, lower_branch(L, n->rhs, env, NULL, false), n->pos), n->pos);
     e->lazy = true;
     return code(L, e);
   }
