@@ -69,6 +69,15 @@ void arena_free(Arena *a) {
   free(a);
 }
 
+void arena_drop_spares(void) {
+  while (spare) {
+    ArenaBlock *b = spare;
+    spare = b->prev;
+    free(b);
+  }
+  spare_bytes = 0;
+}
+
 void *arena_alloc(Arena *a, size_t size) {
   size = (size + 15) & ~(size_t)15;
   if (!a->head || a->used + size > a->head->size) {

@@ -20,6 +20,7 @@ typedef struct Arena {
 
 Arena *arena_new(void);
 void arena_free(Arena *a);
+void arena_drop_spares(void);  // frees the blocks freed arenas left to this thread
 void *arena_alloc(Arena *a, size_t size);   // zeroed, 16-byte aligned
 void *arena_calloc(Arena *a, size_t n, size_t size);  // checks n*size for overflow
 char *arena_strndup(Arena *a, const char *s, size_t n);
