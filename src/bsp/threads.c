@@ -142,6 +142,10 @@ static void pin(struct thr_team *team, pthread_t thread, int pid)
         }
 }
 
+/* Each process keeps an outbox for every other, twice: p^2 of them, 170 MB
+ * at 1024 processes, 2.7 GB at 4096 (vecbsp run checks the same bound). */
+enum { THR_MAX_PROCS = 1024 };
+
 /* The program ending (exit, or process 0 returning from main) while the
  * processes still run would end them all with the program's status, as if
  * nothing had happened. */
@@ -164,8 +168,9 @@ void bsp_begin(bsp_nprocs_t maxprocs)
     }
     if (bsp_self || thr_team)
         bsp_fail(NULL, "bsp_begin called twice");
-    if (maxprocs < 1)
-        bsp_fail(NULL, "bsp_begin: %d processes requested", maxprocs);
+    if (maxprocs < 1 || maxprocs > THR_MAX_PROCS)
+        bsp_fail(NULL, "bsp_begin: %d processes requested; the threads backend runs 1 to %d",
+                 maxprocs, THR_MAX_PROCS);
     if (!thr_spmd && !thr_argv)
         load_cmdline();
     bsp_profile_start();

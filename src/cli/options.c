@@ -1,9 +1,12 @@
 // options.c: parsing the flags shared by the vecbsp subcommands.
+#define _DEFAULT_SOURCE /* realpath */
 #include "cli/cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 // Options live as long as the process: their lists come from this arena.
@@ -45,6 +48,9 @@ static const char *flag_value(int argc, char **argv, int *i, const char *flag) {
   return argv[++*i];
 }
 
+// A flag without a value: exactly itself (--json=no is no flag).
+static bool is_switch(const char *arg, const char *flag) { return strcmp(arg, flag) == 0; }
+
 static bool is_flag(const char *arg, const char *flag) {
   size_t n = strlen(flag);
   if (strncmp(arg, flag, n) != 0) return false;
@@ -67,8 +73,8 @@ void cli_parse_options(int argc, char **argv, Options *opt) {
       const char *v = flag_value(argc, argv, &i, "--random");
       char *end;
       errno = 0;
-      opt->seed = strtoull(v, &end, 0);
-      if (*v == '\0' || *end != '\0' || errno || *v == '-')
+      opt->seed = strtoull(v, &end, 10);
+      if (!isdigit((unsigned char)*v) || *end != '\0' || errno)
         fatal("--random expects a non-negative integer seed, got '%s'", v);
       opt->has_seed = true;
     } else if (is_flag(a, "-p")) {
@@ -84,21 +90,21 @@ void cli_parse_options(int argc, char **argv, Options *opt) {
     } else if (is_flag(a, "-s")) {
       opt->s = parse_double("-s", flag_value(argc, argv, &i, "-s"));
       opt->has_s = true;
-    } else if (is_flag(a, "--json")) {
+    } else if (is_switch(a, "--json")) {
       opt->json = true;
-    } else if (is_flag(a, "--csv")) {
+    } else if (is_switch(a, "--csv")) {
       opt->csv = true;
     } else if (is_flag(a, "--model")) {
       opt->model = flag_value(argc, argv, &i, "--model");
       if (strcmp(opt->model, "exact") != 0 && strcmp(opt->model, "paper") != 0)
         fatal("--model must be 'exact' or 'paper', got '%s'", opt->model);
-    } else if (is_flag(a, "--symbolic")) {
+    } else if (is_switch(a, "--symbolic")) {
       opt->symbolic = true;
     } else if (is_flag(a, "--vary")) {
       push(&opt->varies, &opt->nvaries, flag_value(argc, argv, &i, "--vary"));
     } else if (is_flag(a, "--plot")) {
       opt->plot = flag_value(argc, argv, &i, "--plot");
-    } else if (is_flag(a, "--measure")) {
+    } else if (is_switch(a, "--measure")) {
       opt->measure = true;
     } else if (is_flag(a, "--repeat")) {
       opt->repeat = (int)parse_integer("--repeat", flag_value(argc, argv, &i, "--repeat"), 1, 1000000);
@@ -108,9 +114,9 @@ void cli_parse_options(int argc, char **argv, Options *opt) {
       opt->backend = flag_value(argc, argv, &i, "--backend");
       if (strcmp(opt->backend, "threads") != 0 && strcmp(opt->backend, "mpi") != 0)
         fatal("--backend must be 'threads' or 'mpi', got '%s'", opt->backend);
-    } else if (is_flag(a, "--profile")) {
+    } else if (is_switch(a, "--profile")) {
       opt->profile = true;
-    } else if (is_flag(a, "--quick") || is_flag(a, "--long")) {
+    } else if (is_switch(a, "--quick") || is_switch(a, "--long")) {
       if (opt->effort && strcmp(opt->effort, a) != 0) fatal("--quick and --long exclude each other");
       opt->effort = a;
     } else if (is_flag(a, "--refit")) {
@@ -174,18 +180,48 @@ char *cli_tool_path(Arena *a, const char *name) {
   return path;
 }
 
-void cli_write_file(const char *path, const char *text) {
-  size_t n = strlen(path) + 32;
-  char *tmp = xmalloc(n);
-  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
+// Writes text to an existing file that is not a regular one (a device, a
+// pipe: /dev/stdout), which a rename would replace.
+static void write_in_place(const char *path, const char *shown, const char *text) {
+  FILE *f = fopen(path, "w");
   bool ok = f && fputs(text, f) >= 0;
   if (f && fclose(f) != 0) ok = false;
-  if (!ok || rename(tmp, path) != 0) {
+  if (!ok) fatal("cannot write '%s': %s", shown, strerror(errno));
+}
+
+// A regular file is written beside itself under a temporary name and
+// renamed into place, so a failure never leaves half of it; through a
+// symbolic link the file it points at is written, and an existing file
+// keeps its permissions (a new one gets the usual 0666 less the umask).
+void cli_write_file(const char *path, const char *text) {
+  struct stat st;
+  char *real = realpath(path, NULL);  // the target of a link, if it exists
+  const char *target = real ? real : path;
+  bool exists = stat(target, &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) {
+    write_in_place(target, path, text);
+    free(real);
+    return;
+  }
+  const char *slash = strrchr(target, '/');
+  int dirlen = slash ? (int)(slash - target) + 1 : 0;
+  size_t n = (size_t)dirlen + 32;
+  char *tmp = xmalloc(n);
+  snprintf(tmp, n, "%.*s.vecbsp-XXXXXX", dirlen, target);
+  int fd = mkstemp(tmp);
+  mode_t mask = umask(0);
+  umask(mask);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  bool ok = f && fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) == 0 && fputs(text, f) >= 0;
+  if (f && fclose(f) != 0) ok = false;
+  if (!f && fd >= 0) close(fd);
+  if (!ok || rename(tmp, target) != 0) {
     int err = errno;
-    unlink(tmp);
+    if (fd >= 0) unlink(tmp);
     free(tmp);
+    free(real);
     fatal("cannot write '%s': %s", path, strerror(err));
   }
   free(tmp);
+  free(real);
 }

@@ -217,13 +217,15 @@ static double median_over(json_t *all, size_t step, size_t per, int reps, int pi
 // repetitions (the first, cold, can take several times as long) and the
 // median of each process's work in it (its time before the barrier).
 enum { SETUP_STEPS = 2 };
-static void read_profile(const char *path, int reps, RunOutcome *o) {
+static bool read_profile(const char *path, int reps, RunOutcome *o) {
   json_error_t err;
   json_t *root = json_load_file(path, 0, &err);
   json_t *all = json_object_get(root, "supersteps");
   size_t n = json_array_size(all), extra = SETUP_STEPS + 1;
-  if (!root || n < extra + (size_t)reps || (n - extra) % (size_t)reps != 0)
-    fatal("the program's profile is unreadable");
+  if (!root || n < extra + (size_t)reps || (n - extra) % (size_t)reps != 0) {
+    json_decref(root);
+    return false;
+  }
   size_t per = (n - extra) / (size_t)reps;
   double *scratch = calloc((size_t)reps, sizeof *scratch);
   if (!scratch) fatal("out of memory");
@@ -240,6 +242,7 @@ static void read_profile(const char *path, int reps, RunOutcome *o) {
   }
   free(scratch);
   json_decref(root);
+  return true;
 }
 
 // Untimed repetitions before a measurement: the first touches every page
@@ -249,7 +252,12 @@ enum { WARMUP_REPS = 2 };
 
 // Runs exe once with opt->repeat timed repetitions, after WARMUP_REPS
 // untimed ones when warmup is set.
+// The threads backend's largest team (THR_MAX_PROCS in src/bsp/threads.c).
+enum { THREADS_MAX_PROCS = 1024 };
+
 static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, bool warmup) {
+  if (strcmp(opt->backend, "threads") == 0 && p > THREADS_MAX_PROCS)
+    fatal("-p %d: the threads backend runs at most %d processes (MPI: --backend mpi)", p, THREADS_MAX_PROCS);
   int nargs = 0;
   char **argv = arena_calloc(a, (size_t)(2 * (opt->ndefines + opt->ninputs) + 12), sizeof *argv);
   argv[nargs++] = cli_tool_path(a, "bsprun");
@@ -269,6 +277,7 @@ static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, 
                        profile ? arena_printf(a, "BSP_PROFILE=%s", profile) : NULL, NULL};
   int status = run_process(argv, out, err, env);
   RunOutcome o = {0};
+  bool profile_read = true;
   if (status != 0) {
     char *text = slurp(err);
     report_failure(text);
@@ -277,12 +286,13 @@ static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, 
     o.result = slurp(out);
     o.result[strcspn(o.result, "\n")] = '\0';
     read_times(times, &o);
-    if (profile) read_profile(profile, repeat, &o);
+    if (profile) profile_read = read_profile(profile, repeat, &o);
   }
   const char *files[] = {out, err, times, profile};
   for (int i = 0; i < 4; i++)
     if (files[i]) unlink(files[i]);
   if (status != 0) exit(1);
+  if (!profile_read) fatal("the program's profile is unreadable (was it cut short? out of memory or disk?)");
   if (warmup && o.nseconds > WARMUP_REPS) {
     o.nseconds -= WARMUP_REPS;
     memmove(o.seconds, o.seconds + WARMUP_REPS, (size_t)o.nseconds * sizeof *o.seconds);

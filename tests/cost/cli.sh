@@ -145,6 +145,10 @@ awk '/^  "steadiness": \{/ { on = 1; next }
 grep -q '^machine speed, before and after each round: \(not \)\{0,1\}steady: ' "$tmp/rounds.txt" ||
   fail "--measure: no steadiness line: $(cat "$tmp/rounds.txt")"
 expect_error "vecbsp: error: --quick and --long exclude each other" "$vecbsp" probe --quick --long
+expect_error "vecbsp: error: unknown option '--json=no' for 'cost' (see vecbsp --help)" "$vecbsp" cost $mv1 --json=no
+expect_error "vecbsp: error: --random expects a non-negative integer seed, got ' -1'" "$vecbsp" cost $mv1 --random ' -1'
+expect_error "vecbsp: error: -p 2000: the threads backend runs at most 1024 processes (MPI: --backend mpi)" \
+  "$vecbsp" run $mv1 -D m=2 -D n=2 --random 1 -p 2000
 expect_error "vecbsp: error: --rounds is an option of --measure" "$vecbsp" sweep $mv1 --vary m=3:4:1 -D n=5 --rounds 2
 expect_error "vecbsp: error: --vary m=5:1:1: STEP must be positive and TO at least FROM" \
   "$vecbsp" sweep $mv1 --vary m=5:1:1 -D n=1

@@ -23,6 +23,18 @@ status=$?
 [ "$got" = "$want" ] || fail "standalone error '$got', eval '$want'"
 got=$("$bsprun" -n 2 "$dir/prog" -D m=3 2>&1)
 [ "$got" = "$("$vecbsp" eval "$root/examples/matvec1.vec" -D m=3 2>&1)" ] || fail "unbound parameter: '$got'"
+# -o writes through a symbolic link (kept) into the file it points at,
+# keeps that file's permissions, writes into a pipe rather than replacing
+# it, and leaves no temporary file when it cannot write.
+echo old >"$dir/target.c"
+chmod 600 "$dir/target.c"
+ln -s target.c "$dir/link.c"
+"$vecbsp" compile "$root/examples/mss1.vec" -o "$dir/link.c" || fail "compile -o a link"
+[ -L "$dir/link.c" ] && grep -q 'bsp.h' "$dir/target.c" && [ "$(stat -c %a "$dir/target.c")" = 600 ] ||
+  fail "compile -o through a link: $(ls -l "$dir")"
+"$vecbsp" compile "$root/examples/mss1.vec" -o /dev/stdout | grep -q 'bsp.h' || fail "compile -o /dev/stdout"
+"$vecbsp" compile "$root/examples/mss1.vec" -o "$dir/missing/x.c" 2>/dev/null && fail "compile -o into a missing directory"
+[ -z "$(find "$dir" -name '.vecbsp-*')" ] || fail "a temporary file was left: $(find "$dir" -name '.vecbsp-*')"
 # A 2^32 x (2^32 - 1) matrix: its words overflow an int64_t once its row
 # lengths are counted; out of memory, not a write past a short buffer.
 got=$("$bsprun" -n 1 "$dir/prog" -D m=4294967296 -D n=4294967295 --random 1 2>&1)
