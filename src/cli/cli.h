@@ -133,7 +133,8 @@ void steady_warn(const json_t *steadiness, const char *during);
 CostModel cost_model_from_options(const Options *opt);
 Machine cost_machine_from_options(Arena *a, const Options *opt);
 void cost_print_number(FILE *out, double x);
-json_t *cost_json_number(double x);  // an integer while x is one exactly
+json_t *cost_json_number(double x);  // an integer while x is one exactly; not finite: an error
+json_t *cost_json_checked(json_t *packed);  // json_pack's result, or an error if it failed
 
 // Subcommands: argv[0] is the subcommand's name. Each returns the exit status.
 int cmd_check(int argc, char **argv);

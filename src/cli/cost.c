@@ -21,8 +21,8 @@ Machine cost_machine_from_options(Arena *a, const Options *opt) {
   if (opt->has_g) m.g = opt->g;
   if (opt->has_l) m.l = opt->l;
   if (opt->has_s) m.s = opt->s;
-  if (m.g < 0 || m.l < 0) fatal("-g and -l must not be negative");
-  if (!(m.s > 0)) fatal("-s (operations per second) must be positive");
+  if (!(m.g >= 0 && m.l >= 0 && isfinite(m.g) && isfinite(m.l))) fatal("-g and -l must be finite and not negative");
+  if (!(m.s > 0 && isfinite(m.s))) fatal("-s (operations per second) must be finite and positive");
   return m;
 }
 
@@ -64,8 +64,14 @@ static void print_params(FILE *out, const Program *prog, const CostRequest *req,
 
 // A count as JSON: an integer while it is one exactly, else a real.
 json_t *cost_json_number(double x) {
+  if (!isfinite(x)) fatal("a figure of the result is %g, which JSON cannot carry (see -g, -l, -s and the machine)", x);
   if (x == floor(x) && fabs(x) < 9007199254740992.0) return json_integer((json_int_t)x);
   return json_real(x);
+}
+
+json_t *cost_json_checked(json_t *packed) {
+  if (!packed) fatal("the result cannot be written as JSON: a name in it is not UTF-8, or a figure is not finite");
+  return packed;
 }
 
 // The busiest process's calibration counts in a superstep, by term name.
@@ -81,9 +87,10 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
   for (int k = 0; k < prog->nparams; k++)
     if (!(req->symbolic && req->symbolic[k]))
       json_object_set_new(params, prog->params[k]->name, json_integer(req->params[k]));
-  json_t *root = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o}", "program", prog->src->name, "model",
-                           cost_model_name(r->model), "machine", m->name, "p", m->p, "g", cost_json_number(m->g),
-                           "l", cost_json_number(m->l), "s", cost_json_number(m->s), "params", params);
+  json_t *root = cost_json_checked(json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o}", "program", prog->src->name,
+                                             "model", cost_model_name(r->model), "machine", m->name, "p", m->p, "g",
+                                             cost_json_number(m->g), "l", cost_json_number(m->l), "s",
+                                             cost_json_number(m->s), "params", params));
   if (req->closed_form) {
     json_object_set_new(root, "symbolic", json_true());
     json_object_set_new(root, "W_form", json_string(r->W_form));
@@ -93,8 +100,9 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
     json_t *steps = json_array();
     for (int i = 0; i < r->nsteps; i++) {
       const CostStep *st = &r->steps[i];
-      json_t *step = json_pack("{s:o, s:o, s:s, s:s}", "w", cost_json_number(st->w), "h", cost_json_number(st->h),
-                               "where", pos_text(a, st->where), "what", st->what);
+      json_t *step = cost_json_checked(json_pack("{s:o, s:o, s:s, s:s}", "w", cost_json_number(st->w), "h",
+                                                 cost_json_number(st->h), "where", pos_text(a, st->where), "what",
+                                                 st->what));
       if (r->model == MODEL_EXACT) json_object_set_new(step, "counts", step_counts(st));
       if (r->calibrated) json_object_set_new(step, "seconds", cost_json_number(st->seconds));
       json_array_append_new(steps, step);

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,9 +24,9 @@ static void push(const char ***list, int *n, const char *s) {
 static double parse_double(const char *flag, const char *s) {
   char *end;
   errno = 0;
-  double v = strtod(s, &end);
-  if (*s == '\0' || *end != '\0' || errno)
-    fatal("%s expects a number, got '%s'", flag, s);
+  double v = strtod(s, &end);  // ERANGE below the smallest normal is a denormal: a number all the same
+  if (*s == '\0' || *end != '\0' || (errno && !(errno == ERANGE && fabs(v) < 1)) || !isfinite(v))
+    fatal("%s expects a finite number, got '%s'", flag, s);
   return v;
 }
 

@@ -61,7 +61,7 @@ static Range parse_range(Arena *a, const char *spec) {
   const char *value;
   cli_split_assignment(spec, "--vary", &name, &value, a);
   const char *c1 = strchr(value, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-  if (!c2) fatal("--vary %s: expected NAME=FROM:TO:STEP", spec);
+  if (!c2 || strchr(c2 + 1, ':')) fatal("--vary %s: expected NAME=FROM:TO:STEP", spec);
   int64_t from = parse_bound(value, spec), to = parse_bound(c1 + 1, spec), step = parse_bound(c2 + 1, spec);
   if (step <= 0 || to < from) fatal("--vary %s: STEP must be positive and TO at least FROM", spec);
   int64_t count = (to - from) / step + 1;
@@ -91,6 +91,9 @@ static void setup(Sweep *sw, int argc, char **argv) {
   sw->ranges = arena_calloc(sw->arena, (size_t)sw->nranges, sizeof *sw->ranges);
   for (int i = 0; i < sw->nranges; i++) {
     sw->ranges[i] = parse_range(sw->arena, opt->varies[i]);
+    for (int k = 0; k < i; k++)
+      if (strcmp(sw->ranges[k].name, sw->ranges[i].name) == 0)
+        fatal("--vary %s: %s varies twice", opt->varies[i], sw->ranges[i].name);
     if (sw->ranges[i].count != sw->ranges[0].count)
       fatal("--vary %s: every --vary advances together, so each needs as many values (%lld here, %lld for %s)",
             opt->varies[i], (long long)sw->ranges[i].count, (long long)sw->ranges[0].count, sw->ranges[0].name);
@@ -340,9 +343,11 @@ static json_t *row_json(Sweep *sw, int64_t i, int j) {
     json_object_set_new(params, sw->progs[j]->params[k]->name, json_integer(values[k]));
   arena_free(a);
   Sample *x = sample(sw, i, j);
-  json_t *row = json_pack("{s:s, s:o, s:i, s:f, s:o, s:o, s:o, s:o}", "program", prog_name(sw, j), "params", params,
-                          "p", point_p(sw, i), "predicted", x->predicted, "W", cost_json_number(x->W), "H",
-                          cost_json_number(x->H), "S", cost_json_number(x->S), "ops", cost_json_number(x->ops));
+  json_t *row = cost_json_checked(json_pack("{s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o}", "program", prog_name(sw, j),
+                                            "params", params, "p", point_p(sw, i), "predicted",
+                                            cost_json_number(x->predicted), "W", cost_json_number(x->W), "H",
+                                            cost_json_number(x->H), "S", cost_json_number(x->S), "ops",
+                                            cost_json_number(x->ops)));
   if (sw->opt.measure) {
     json_object_set_new(row, "measured", json_real(x->measured));
     json_object_set_new(row, "measured_min", json_real(x->measured_min));
@@ -367,8 +372,8 @@ static void print_json(Sweep *sw, FILE *out) {
                                                 point_json(sw, i + 1), "was_cheapest", prog_name(sw, a),
                                                 "becomes_cheapest", prog_name(sw, b), "equal_at", at));
   }
-  json_t *root = json_pack("{s:s, s:s, s:o, s:o}", "model", cost_model_name(sw->model), "machine", sw->machine.name,
-                           "rows", rows, "crossovers", crossovers);
+  json_t *root = cost_json_checked(json_pack("{s:s, s:s, s:o, s:o}", "model", cost_model_name(sw->model), "machine",
+                                             sw->machine.name, "rows", rows, "crossovers", crossovers));
   if (sw->opt.measure) {
     Accuracy acc = accuracy(sw);
     json_object_set_new(root, "accuracy",
@@ -376,7 +381,7 @@ static void print_json(Sweep *sw, FILE *out) {
                                   acc.max_abs, "pairs_differing", acc.pairs, "pairs_ranked_right", acc.ranked_right));
     json_object_set(root, "steadiness", sw->steadiness);
   }
-  json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(8));
+  json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
   fputc('\n', out);
   json_decref(root);
 }

@@ -80,6 +80,24 @@ static Shape *ev(Ex *x, Ir *e);
 // needs no edit here.
 _Static_assert(sizeof(Counts) % sizeof(int64_t) == 0, "ExactCounts holds int64_t fields only");
 
+// Counts past 2^63 end the analysis: the exact model counts exactly or
+// not at all (the paper model's doubles take sizes this large).
+static _Noreturn void count_overflow(void) {
+  fatal("the exact model's counts pass 2^63 for these sizes; --model paper predicts them");
+}
+
+static int64_t mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) count_overflow();
+  return r;
+}
+
+static int64_t add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) count_overflow();
+  return r;
+}
+
 static int64_t count_at(const Counts *c, size_t at) {
   int64_t v;
   memcpy(&v, (const char *)c + at, sizeof v);
@@ -89,7 +107,8 @@ static int64_t count_at(const Counts *c, size_t at) {
 static void set_count_at(Counts *c, size_t at, int64_t v) { memcpy((char *)c + at, &v, sizeof v); }
 
 static void counts_add(Counts *restrict to, const Counts *restrict c, int64_t times) {
-  for (size_t at = 0; at < sizeof *c; at += sizeof(int64_t)) set_count_at(to, at, count_at(to, at) + count_at(c, at) * times);
+  for (size_t at = 0; at < sizeof *c; at += sizeof(int64_t))
+    set_count_at(to, at, add(count_at(to, at), mul(count_at(c, at), times)));
 }
 
 static void counts_max(Counts *restrict to, const Counts *restrict c) {
@@ -106,7 +125,7 @@ enum { OVERLAPPED_STEPS = 8 };
 // the steps the code around the loop hides.
 static void count_carried(Counts *c, const int carried[LAT_CLASSES], int64_t iterations) {
   iterations = iterations > OVERLAPPED_STEPS ? iterations - OVERLAPPED_STEPS : 0;
-  for (int k = 0; k < LAT_CLASSES && iterations > 0; k++) c->carried[k] += carried[k] * iterations;
+  for (int k = 0; k < LAT_CLASSES && iterations > 0; k++) c->carried[k] = add(c->carried[k], mul(carried[k], iterations));
 }
 
 // Counting into a tally c instead, to be added some number of times.
@@ -129,7 +148,7 @@ static int64_t slot(Type *t) {
 }
 
 // n elements of the vector type t read from (or written to) an array.
-static int64_t array_words(Type *t, int64_t n) { return n * slot(t->a); }
+static int64_t array_words(Type *t, int64_t n) { return mul(n, slot(t->a)); }
 
 //
 // Shapes of values.
@@ -351,7 +370,7 @@ static Shape *prefix_vec(Ex *x, Ir *f, Shape *env, Shape *v) {
 // One row per element of ys: f on every element of xs and that element.
 static Shape *c_prod_vec(Ex *x, Ir *f, Shape *env, Shape *xs, Shape *ys) {
   int64_t n = len(ys);
-  x->now->elems += n * len(xs);
+  x->now->elems = add(x->now->elems, mul(n, len(xs)));
   if (ys->kind == SH_VEC) {
     if (!n) return ys;
     Counts row;
@@ -482,8 +501,8 @@ static Shape *local_skeleton(Ex *x, Ir *e) {
   Shape *a = ev(x, e->a), *b = e->b ? ev(x, e->b) : NULL;
   Counts *c = x->now;
   if (e->kind == IR_C_PROD) {
-    c->loads += len(b) * (slot(e->b->ty->a) + array_words(e->a->ty, len(a)));
-    c->stores += len(b) * (2 + array_words(e->ty->a, len(a)));
+    c->loads = add(c->loads, mul(len(b), add(slot(e->b->ty->a), array_words(e->a->ty, len(a)))));
+    c->stores = add(c->stores, mul(len(b), add(2, array_words(e->ty->a, len(a)))));
     return c_prod_vec(x, e, env_key(x, e), a, b);
   }
   if (!e->a->fused) *loads_of(x, c, e, 1) += array_words(e->a->ty, len(a));
@@ -582,8 +601,8 @@ static Shape *ev(Ex *x, Ir *e) {
 
 static void list_step(Ex *x, ExactStep s) {
   x->closed++;
-  x->W += s.w;
-  x->H += s.h;
+  x->W = add(x->W, s.w);
+  x->H = add(x->H, s.h);
   if (x->nsteps == EXACT_STEPS_LISTED) {
     x->truncated = true;
     return;
@@ -710,9 +729,9 @@ static void repeat(Ex *x, Mark m, int64_t times) {
   for (int64_t t = 0; t < times && !x->truncated; t++)
     for (int i = m.nsteps; i < end; i++) list_step(x, x->steps[i]);
   // The totals count every repetition, listed or not.
-  x->closed = m.closed + closed * (times + 1);
-  x->W = m.W + dW * (times + 1);
-  x->H = m.H + dH * (times + 1);
+  x->closed = add(m.closed, mul(closed, add(times, 1)));
+  x->W = add(m.W, mul(dW, add(times, 1)));
+  x->H = add(m.H, mul(dH, add(times, 1)));
 }
 
 // iter at top level: k applications of its body there; once three inputs
@@ -791,8 +810,8 @@ static void stage_prefix(Ex *x, Ir *e, Shape *env, Shape **blk, int64_t n) {
     on(x, k);
     if (x->p > 1) count_carried(x->now, e->carried, len(blk[k]) - 1);
     blk[k] = prefix_vec(x, e, env, followable(x, blk[k]));
-    x->now->stores += words * len(blk[k]);
-    x->now->loads += words * len(blk[k]);
+    x->now->stores = add(x->now->stores, mul(words, len(blk[k])));
+    x->now->loads = add(x->now->loads, mul(words, len(blk[k])));
     for (int q = k + 1; q < x->p && len(blk[k]); q++)
       if (!empty_block(x, n, q)) value_message(x, k, q, e->ty->a, shape_elem(blk[k], len(blk[k]) - 1), false);
   }
@@ -936,8 +955,8 @@ static Shape *region(Ex *x, Ir *e) {
     for (int k = 0; k < x->p; k++) {
       on(x, k);
       if (st->kind == IR_C_PROD) {
-        x->now->loads += len(blk[k]) * array_words(st->a->ty, len(operand[s]));
-        x->now->stores += len(blk[k]) * (2 + array_words(st->ty->a, len(operand[s])));
+        x->now->loads = add(x->now->loads, mul(len(blk[k]), array_words(st->a->ty, len(operand[s]))));
+        x->now->stores = add(x->now->stores, mul(len(blk[k]), add(2, array_words(st->ty->a, len(operand[s])))));
         blk[k] = c_prod_vec(x, st, env, operand[s], blk[k]);
       } else {
         blk[k] = map_vec(x, st, env, blk[k], b ? blk2[k] : NULL);

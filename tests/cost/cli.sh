@@ -145,6 +145,14 @@ awk '/^  "steadiness": \{/ { on = 1; next }
 grep -q '^machine speed, before and after each round: \(not \)\{0,1\}steady: ' "$tmp/rounds.txt" ||
   fail "--measure: no steadiness line: $(cat "$tmp/rounds.txt")"
 expect_error "vecbsp: error: --quick and --long exclude each other" "$vecbsp" probe --quick --long
+# Figures JSON cannot carry, counts past 2^63, ranges read in part.
+expect_error "vecbsp: error: -g expects a finite number, got 'nan'" "$vecbsp" cost $mv1 -D m=4 -D n=4 -g nan --json
+expect_error "vecbsp: error: a figure of the result is inf, which JSON cannot carry (see -g, -l, -s and the machine)" \
+  "$vecbsp" cost $mv1 -D m=4 -D n=4 -s 1e-308 --json
+expect_error "vecbsp: error: the exact model's counts pass 2^63 for these sizes; --model paper predicts them" \
+  "$vecbsp" cost $mv1 -D m=1099511627776 -D n=1099511627776
+expect_error "vecbsp: error: --vary m=1:10:1:x: expected NAME=FROM:TO:STEP" "$vecbsp" sweep $mv1 -D n=4 --vary m=1:10:1:x
+expect_error "vecbsp: error: --vary m=5:6:1: m varies twice" "$vecbsp" sweep $mv1 -D n=4 --vary m=1:2:1 --vary m=5:6:1
 expect_error "vecbsp: error: unknown option '--json=no' for 'cost' (see vecbsp --help)" "$vecbsp" cost $mv1 --json=no
 expect_error "vecbsp: error: --random expects a non-negative integer seed, got ' -1'" "$vecbsp" cost $mv1 --random ' -1'
 expect_error "vecbsp: error: -p 2000: the threads backend runs at most 1024 processes (MPI: --backend mpi)" \
