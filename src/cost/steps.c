@@ -106,8 +106,10 @@ void steps_repeat(Analysis *a, StepsMark from, int64_t times) {
   }
   steps_add(a, num_mul(c, num_sub(c, st->W, from.W), t), num_mul(c, num_sub(c, st->H, from.H), t),
             num_mul(c, num_sub(c, st->S, from.S), t));
-  int64_t block = st->closed - from.closed;
-  st->closed += block * times;
+  int64_t block = st->closed - from.closed, more;
+  // A count of supersteps (S, in doubles, is the total): past 2^63 it stays there.
+  if (__builtin_mul_overflow(block, times, &more) || __builtin_add_overflow(st->closed, more, &st->closed))
+    st->closed = INT64_MAX;
   if (from.truncated || st->truncated) {
     st->truncated = true;
     return;

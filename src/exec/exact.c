@@ -659,11 +659,12 @@ static bool packed(Type *t, Shape *s) {
 // (in_place).
 static void send_words(Ex *x, int from, int to, double words, bool packed, bool in_place) {
   if (from == to) return;
+  if (!(words < 0x1p63)) count_overflow();
   int64_t w = (int64_t)words;
-  x->sent[from] += w;
-  x->recv[to] += w;
-  if (packed) x->open[from].stores += w;
-  if (!in_place) x->next[to].unpacked += w;
+  x->sent[from] = add(x->sent[from], w);
+  x->recv[to] = add(x->recv[to], w);
+  if (packed) x->open[from].stores = add(x->open[from].stores, w);
+  if (!in_place) x->next[to].unpacked = add(x->next[to].unpacked, w);
 }
 
 // A block of a vector: the receiver reads it where it arrived (in_place,
