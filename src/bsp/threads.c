@@ -9,6 +9,7 @@
 
 #include "barrier.h"
 #include "bsp_internal.h"
+#include "bsp_limits.h"
 
 const char bsp_backend_name[] = "threads";
 const bool bsp_backend_direct_hp = true;
@@ -142,10 +143,6 @@ static void pin(struct thr_team *team, pthread_t thread, int pid)
         }
 }
 
-/* Each process keeps an outbox for every other, twice: p^2 of them, 170 MB
- * at 1024 processes, 2.7 GB at 4096 (vecbsp run checks the same bound). */
-enum { THR_MAX_PROCS = 1024 };
-
 /* The program ending (exit, or process 0 returning from main) while the
  * processes still run would end them all with the program's status, as if
  * nothing had happened. */
@@ -168,9 +165,9 @@ void bsp_begin(bsp_nprocs_t maxprocs)
     }
     if (bsp_self || thr_team)
         bsp_fail(NULL, "bsp_begin called twice");
-    if (maxprocs < 1 || maxprocs > THR_MAX_PROCS)
+    if (maxprocs < 1 || maxprocs > BSP_THREADS_MAX_PROCS)
         bsp_fail(NULL, "bsp_begin: %d processes requested; the threads backend runs 1 to %d",
-                 maxprocs, THR_MAX_PROCS);
+                 maxprocs, BSP_THREADS_MAX_PROCS);
     if (!thr_spmd && !thr_argv)
         load_cmdline();
     bsp_profile_start();

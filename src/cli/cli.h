@@ -54,6 +54,10 @@ Program *cli_load_string(Arena *a, const char *name, const char *text);
 // be bound, every -D must name a param. Values are sizes: 0 <= v < 2^62.
 int64_t *cli_bind_params(Arena *a, const Program *prog, const Options *opt);
 
+// The processors online (at least 1): the default p, and the most
+// processes that run without time slicing one another.
+int cli_cores(void);
+
 // The path of a companion program (bsprun, bspcc, bspprobe) installed next
 // to the running vecbsp executable; fatal if it is missing.
 char *cli_tool_path(Arena *a, const char *name);

@@ -169,6 +169,11 @@ int64_t *cli_bind_params(Arena *a, const Program *prog, const Options *opt) {
   return vals;
 }
 
+int cli_cores(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
 char *cli_tool_path(Arena *a, const char *name) {
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);

@@ -38,9 +38,8 @@ static void parse_opts(int argc, char **argv, struct probe_opts *o)
         fatal("probe takes only -p, --backend, -o, --json, --quick, --long and --refit");
     if (opt.refit && (opt.p || opt.backend || opt.effort))
         fatal("--refit takes the processes, the backend and the runs from its file");
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
     *o = (struct probe_opts){
-        .p = opt.p ? opt.p : cores > 0 ? (int)cores : 1,
+        .p = opt.p ? opt.p : cli_cores(),
         .backend = opt.backend ? opt.backend : "threads",
         .out = opt.output, .json = opt.json, .effort = opt.effort, .refit = opt.refit,
         .arena = arena_new()};
@@ -133,8 +132,7 @@ static json_t *machine_json(const struct probe_opts *o, json_t *raw)
     /* More processes than cores slow the loop by their own time slicing:
      * the machine's steadiness is measured again on as many as the cores. */
     json_t *steadiness = json_object_get(raw, "steadiness");
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores > 0 && o->p > cores)
+    if (o->p > cli_cores())
         json_object_set_new(m, "steadiness", steady_measure(o->arena, o->backend, o->p,
                                                             cli_number(steadiness, "seconds")));
     else

@@ -5,7 +5,6 @@
 #include "exec/exec.h"
 
 #include <stdlib.h>
-#include <unistd.h>
 
 //
 // Output.
@@ -70,8 +69,8 @@ int cmd_run(int argc, char **argv) {
   Arena *a = arena_new();
   Program *prog = cli_load_program(a, opt.files[0], NULL);
   cost_shape_check(prog, cli_bind_params(a, prog, &opt));  // the static shape errors eval reports
-  int p = opt.p ? opt.p : (int)sysconf(_SC_NPROCESSORS_ONLN);
-  RunOutcome o = runner_execute(a, runner_build(a, prog, &opt), &opt, p < 1 ? 1 : p);
+  int p = opt.p ? opt.p : cli_cores();
+  RunOutcome o = runner_execute(a, runner_build(a, prog, &opt), &opt, p);
   if (opt.json)
     print_json(&o, &opt, p);
   else

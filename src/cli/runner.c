@@ -1,5 +1,6 @@
 // runner.c: compiling a program to a cached executable over BSPlib and
 // running it with bsprun; shared by `run` and `sweep --measure`.
+#include "bsp/bsp_limits.h"
 #include "cli/cli.h"
 #include "exec/exec.h"
 
@@ -252,12 +253,9 @@ enum { WARMUP_REPS = 2 };
 
 // Runs exe once with opt->repeat timed repetitions, after WARMUP_REPS
 // untimed ones when warmup is set.
-// The threads backend's largest team (THR_MAX_PROCS in src/bsp/threads.c).
-enum { THREADS_MAX_PROCS = 1024 };
-
 static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, bool warmup) {
-  if (strcmp(opt->backend, "threads") == 0 && p > THREADS_MAX_PROCS)
-    fatal("-p %d: the threads backend runs at most %d processes (MPI: --backend mpi)", p, THREADS_MAX_PROCS);
+  if (strcmp(opt->backend, "threads") == 0 && p > BSP_THREADS_MAX_PROCS)
+    fatal("-p %d: the threads backend runs at most %d processes (MPI: --backend mpi)", p, BSP_THREADS_MAX_PROCS);
   int nargs = 0;
   char **argv = arena_calloc(a, (size_t)(2 * (opt->ndefines + opt->ninputs) + 12), sizeof *argv);
   argv[nargs++] = cli_tool_path(a, "bsprun");

@@ -8,7 +8,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 // More slow timings than this and the machine is not steady: a quiet core
 // has a fraction of a percent (interrupts), the cloud hosts that halve a
@@ -16,8 +15,7 @@
 #define UNSTEADY_SHARE 0.05
 
 json_t *steady_measure(Arena *a, const char *backend, int p, double seconds) {
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  if (cores > 0 && p > cores) p = (int)cores;  // time slicing of our own processes is not the machine's
+  if (p > cli_cores()) p = cli_cores();  // time slicing of our own processes is not the machine's
   const char *args[] = {"--steadiness", arena_printf(a, "%g", seconds), NULL};
   json_t *raw = cli_run_bspprobe(a, backend, p, args);
   if (!raw) exit(1);
@@ -53,27 +51,31 @@ json_t *steady_merge(json_t *measurements) {
 
 bool steady_is_unsteady(const json_t *st) { return cli_number(st, "slow_share") > UNSTEADY_SHARE; }
 
+// "a 8.7 us loop took 2.0 times as long in 66% of 33000 timings", for the
+// table's line and the warning alike.
+static void print_slow(FILE *out, const json_t *st) {
+  fprintf(out, "a %.3g us loop took %.1f times as long in %.0f%% of %lld timings",
+          1e6 * cli_number(st, "canary_seconds"), cli_number(st, "slowdown"), 100 * cli_number(st, "slow_share"),
+          (long long)cli_number(st, "samples"));
+}
+
 void steady_describe(FILE *out, const json_t *st) {
-  double share = 100 * cli_number(st, "slow_share"), us = 1e6 * cli_number(st, "canary_seconds");
-  long long samples = (long long)cli_number(st, "samples");
   if (!steady_is_unsteady(st)) {
-    fprintf(out, "steady: %.1f%% of %lld timings of a %.3g us loop took over %.3g times its fastest\n", share,
-            samples, us, cli_number(st, "slow_factor"));
+    fprintf(out, "steady: %.1f%% of %lld timings of a %.3g us loop took over %.3g times its fastest\n",
+            100 * cli_number(st, "slow_share"), (long long)cli_number(st, "samples"),
+            1e6 * cli_number(st, "canary_seconds"), cli_number(st, "slow_factor"));
     return;
   }
-  fprintf(out,
-          "not steady: a %.3g us loop took %.1f times as long in %.0f%% of %lld timings; "
-          "times measured here vary as much, and no prediction can be closer to them\n",
-          us, cli_number(st, "slowdown"), share, samples);
+  fputs("not steady: ", out);
+  print_slow(out, st);
+  fputs("; times measured here vary as much, and no prediction can be closer to them\n", out);
 }
 
 void steady_warn(const json_t *st, const char *during) {
   if (!steady_is_unsteady(st)) return;
   fflush(stdout);
-  fprintf(stderr,
-          "vecbsp: warning: the machine's speed was not steady %s: a %.3g us loop took %.1f times as long in "
-          "%.0f%% of %lld timings; predictions cannot be closer than that to what is measured "
-          "(docs/user-guide.md, \"A machine that is not steady\")\n",
-          during, 1e6 * cli_number(st, "canary_seconds"), cli_number(st, "slowdown"),
-          100 * cli_number(st, "slow_share"), (long long)cli_number(st, "samples"));
+  fprintf(stderr, "vecbsp: warning: the machine's speed was not steady %s: ", during);
+  print_slow(stderr, st);
+  fputs("; predictions cannot be closer than that to what is measured "
+        "(docs/user-guide.md, \"A machine that is not steady\")\n", stderr);
 }
