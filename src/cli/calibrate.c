@@ -4,7 +4,7 @@
 // first the latencies, from loops bound by their carried dependency, then
 // the throughput terms, from the runs those latencies do not explain.
 #include "cli/cli.h"
-#include "exec/exec.h"
+#include "cost/cost.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -195,7 +195,7 @@ static void fit_local(const CalibrationRun *lat, int nlat, const CalibrationRun 
 static void fit_rest(CalibrationRun *runs, int n, const bool terms[CAL_TERMS], double unit[CAL_TERMS]) {
   double known[CAL_TERMS];
   for (int t = 0; t < CAL_TERMS; t++) known[t] = terms[t] ? 0 : unit[t];
-  for (int r = 0; r < n; r++) runs[r].known = cost_predict(known, runs[r].count);
+  for (int r = 0; r < n; r++) runs[r].known = calibration_predict(known, runs[r].count);
   calibration_fit(runs, n, terms, unit);
 }
 

@@ -1,7 +1,7 @@
 // compile.c: `vecbsp compile FILE -o OUT.c`: the standalone C program over
 // the BSPlib API (it reads -D, --input and --random itself).
 #include "cli/cli.h"
-#include "exec/exec.h"
+#include "codegen/codegen.h"
 
 #include <stdlib.h>
 

@@ -1,6 +1,6 @@
 // eval.c: `vecbsp eval FILE`: run the reference interpreter and print the result.
 #include "cli/cli.h"
-#include "exec/exec.h"
+#include "eval/eval.h"
 
 #include <stdlib.h>
 

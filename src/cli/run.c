@@ -2,7 +2,7 @@
 // run it on P processes with bsprun, print its result, and with --json,
 // --repeat and --profile its times and its counted supersteps.
 #include "cli/cli.h"
-#include "exec/exec.h"
+#include "eval/eval.h"
 
 #include <stdlib.h>
 

@@ -2,7 +2,7 @@
 // running it with bsprun; shared by `run` and `sweep --measure`.
 #include "bsp/bsp_limits.h"
 #include "cli/cli.h"
-#include "exec/exec.h"
+#include "codegen/codegen.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
 // skeleton at top level hands its per-element costs to the model, which
 // turns them into supersteps.
 #include "cost/costint.h"
-#include "exec/exec.h"
+#include "ir/ir.h"
 
 // Longest run of size values followed exactly (a fold over sizes), and of
 // shape-changing iter steps.

@@ -1,8 +1,8 @@
 // cost.c: the analysis driver: the paper model (an Analysis of the
 // program, its params and a machine, running main at top level), the exact
-// model (src/exec/exact.c, after the shape check) and their results.
+// model (src/cost/exact.c, after the shape check) and their results.
 #include "cost/costint.h"
-#include "exec/exec.h"
+#include "ir/ir.h"
 
 #include <math.h>
 #include <setjmp.h>
@@ -127,23 +127,10 @@ MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x) {
                         cost_memory_share(cal, x->p * x->reload_set, x->p)};
 }
 
-static double local_time(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
-  double work = 0, latency = 0;
-  for (int t = 0; t < CAL_LAT_FAST; t++) work += unit[t] * count[t];
-  for (int t = CAL_LAT_FAST; t < CAL_EXITS; t++) latency += unit[t] * count[t];
-  return fmax(work, latency) + unit[CAL_EXITS] * count[CAL_EXITS];
-}
-
-double cost_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
-  double exchange = 0;
-  for (int t = CAL_WORDS; t < CAL_TERMS; t++) exchange += unit[t] * count[t];
-  return local_time(unit, count) + exchange;
-}
-
 double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, MemoryShares shares) {
   double count[CAL_TERMS] = {0};
   local_counts(c, shares, count);
-  return local_time(unit, count);
+  return calibration_local_seconds(unit, count);
 }
 
 void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool barrier, MemoryShares shares,
@@ -165,7 +152,7 @@ void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool b
 static CostStep exact_step(const Calibration *cal, const ExactStep *st, int p, bool barrier, MemoryShares shares) {
   CostStep s = {.w = (double)st->w, .h = (double)st->h, .where = st->where, .what = st->what};
   cost_step_counts(cal, st, p, barrier, shares, s.count);
-  if (cal->present) s.seconds = cost_predict(cal->unit, s.count);
+  if (cal->present) s.seconds = calibration_predict(cal->unit, s.count);
   return s;
 }
 

@@ -1,73 +1,12 @@
 // cost.h: static BSP cost prediction for VEC-BSP programs (Hayashi & Cole):
-// machines and the analysis (the exact model is src/exec/exact.c, over the
+// machines and the analysis (the exact model is src/cost/exact.c, over the
 // plan the code generator follows). docs/cost-model.md defines both models.
 #ifndef VECBSP_COST_H
 #define VECBSP_COST_H
 
+#include "ir/ir.h"
 #include "lang/lang.h"
-
-//
-// machine.c: BSP machine parameters.
-//
-
-// Operation constants of the paper model; the exact model always uses the
-// defaults (binop 1, everything else 0).
-typedef struct CostConstants {
-  double binop;   // one primitive scalar operation (the papers' binOpConst)
-  double length;  // length v
-  double entry;   // entry v i
-  double pair;    // pair a b, (a, b)
-  double hd;      // hd v
-  double tl;      // tl v
-  double fst;     // fst p
-  double snd;     // snd p
-  double concat;  // one concatenation step (redconcat, inits, tails)
-  double iter;    // starting an iter (iterConst)
-} CostConstants;
-
-// The exact model's counts that calibration gives a time each: the
-// ExactCounts of exec.h (the share of loads, stores and unpacked words
-// served from memory apart, as *_mem; the carried operations by LatClass;
-// the mispredicted loop exits), then the words of h-relations (word_mem:
-// from memory) and the barriers.
-// A process's local time is the larger of its throughput terms (op ..
-// vector) and its latency terms (lat_*), plus its mispredicted exits: a loop
-// runs at the pace of its work or of its carried dependency, whichever is
-// slower, and a mispredicted exit stalls both (docs/cost-model.md,
-// "Calibration").
-enum {
-  CAL_OPS, CAL_DIVS, CAL_ELEMS, CAL_LOADS, CAL_STORES, CAL_LOADS_MEM, CAL_STORES_MEM, CAL_UNPACKED, CAL_UNPACKED_MEM, CAL_VECTORS,
-  CAL_MULS,
-  CAL_LAT_FAST, CAL_LAT_SELECT, CAL_LAT_MUL, CAL_LAT_DIV,
-  CAL_EXITS,
-  CAL_WORDS, CAL_WORDS_MEM, CAL_BARRIERS, CAL_TERMS
-};
-extern const char *const cal_term_names[CAL_TERMS];  // "op", ..., "word", "barrier"
-
-// What `vecbsp probe` measured for the exact model's seconds
-// (docs/cost-model.md, "Calibration").
-typedef struct Calibration {
-  bool present;              // the machine file has "calibration"
-  double unit[CAL_TERMS];    // seconds per unit of each count (word: of h; barrier: each)
-  double cache_bytes;        // the last-level cache the processes share ("cache_bytes"; 0: unknown)
-} Calibration;
-
-typedef struct Machine {
-  const char *name;  // "sunhpc3500", or the "name" field of a machine file
-  int p;             // number of processes
-  double g;          // cost of one word of an h-relation, in operations
-  double l;          // cost of a barrier, in operations
-  double s;          // operations per second of one process
-  CostConstants k;   // paper-model constants ("constants" in a machine file)
-  Calibration cal;   // the exact model's per-unit times, when probed
-} Machine;
-
-extern const CostConstants cost_default_constants;
-
-// The machine named spec (built-in: sunhpc3500) or read from the JSON file
-// spec (the probe format of cli.md); NULL gives sunhpc3500. Errors are
-// "vecbsp: error: FILE: ...".
-Machine machine_select(Arena *a, const char *spec);
+#include "machine/machine.h"
 
 //
 // cost.c: the analysis.
@@ -116,19 +55,71 @@ typedef struct CostResult {
 } CostResult;
 
 //
-// calibrate.c: per-unit times from measured runs.
+//  exact.c: the exact cost model: the supersteps `vecbsp run` executes at p
+// processes with the given params, computed from the IR and its plan
+// without running anything (docs/cost-model.md, "The exact model").
 //
 
-// One measured run: its counts (summed over supersteps, busiest process;
-// words of h and barriers) and its measured time.
-typedef struct CalibrationRun {
-  double count[CAL_TERMS];  // units of each term
-  double seconds;           // measured time
-  double known;             // of which the terms not being fitted explain this much
-} CalibrationRun;
+// What one process does in one superstep, as the plan says the executor
+// does it. ops is what the profile counts (w); the others are calibration
+// counts that the generated code does not count.
+typedef struct ExactCounts {
+  int64_t ops;     // primitive scalar operations
+  int64_t divs;    // of which / and %
+  int64_t muls;    // of which * with no literal operand (by a literal, the compiler shifts and adds)
+  int64_t elems;   // skeleton loop iterations (elements mapped, operator applications, iter rounds)
+  int64_t loads;   // 8-byte words read from stored arrays (a received block included)
+  int64_t stores;  // 8-byte words written to stored arrays (results, copies, packing)
+  int64_t unpacked;  // words copied out of received messages (data another core wrote)
+  int64_t vectors;   // vectors packed into messages or unpacked from them one by one
+  int64_t carried[LAT_CLASSES];  // operations on the carried dependencies of loops, by class, times the iterations
+  int64_t exits;     // loop exits mispredicted: of long loops whose trip count changed since their last run
+  int64_t acc_loads;   // words read from a fold's accumulator that its body overwrites in place
+                       // (the stores over them are not counted: they cost nothing more)
+  int64_t reloads;     // words read again: an operand bound outside a skeleton's function, read
+                       // in full by each application, from its second application on
+  int64_t invariant;   // while one application is tallied: its loads of such operands (apply
+                       // turns them into one application's loads and the rest's reloads)
+} ExactCounts;
 
-typedef struct ExactCounts ExactCounts;
-typedef struct ExactStep ExactStep;
+typedef struct ExactStep {
+  int64_t w;           // operations of the busiest process (most.ops)
+  int64_t h;           // max over processes of max(words sent, words received)
+  Pos where;           // the skeleton whose barrier ends it (main, for the last)
+  const char *what;    // what ends it: "map: fetch", "fold: partial results", ..., "end"
+  ExactCounts most;    // each count's maximum over the processes
+  ExactCounts *procs;  // each process's counts, by pid (p entries)
+  int64_t *sent;       // words each process sends, by pid
+  int64_t *recv;       // words each process receives, by pid
+} ExactStep;
+
+typedef struct ExactResult {
+  ExactStep *steps;  // the supersteps in order, the last (ending the program, h = 0) included
+  int nsteps;        // steps listed: S + 1 unless truncated
+  bool truncated;    // more supersteps than EXACT_STEPS_LISTED: W, H, S still count them all
+  int p;             // processes
+  int64_t W, H;      // sums of w and h over all supersteps
+  int64_t S;         // barriers
+  int64_t shapes;    // distinct shapes the analysis built (its memory)
+  double footprint;  // words of memory one run touches: the inputs, every word stored and
+                     // every word copied into or out of a message
+  double accumulator;  // words of the largest accumulator a fold overwrites in place (on one process)
+  double reload_set;   // words one application touches, of the largest that reads an operand again
+                       // (on one process): what must stay in the cache for reloads to hit it
+} ExactResult;
+
+enum { EXACT_STEPS_LISTED = 100000 };
+
+// Predicts prog into out, building the shapes and out's supersteps in a
+// (prog's IR is lowered and planned once, in its own arena). Assumes the
+// program passes cost_shape_check; limits are diagnostics (error_at).
+void exact_cost(Arena *a, Program *prog, const int64_t *params, int p, ExactResult *out);
+
+
+//
+// cost.c: the exact model's seconds.
+//
+
 // The share of a run's memory traffic served from memory, not the cache,
 // when it touches footprint words at p processes: none up to half the
 // last-level cache, all from the whole cache (p = 1) or twice it (p > 1),
@@ -143,7 +134,6 @@ typedef struct MemoryShares {
   double accumulator;  // acc_loads
   double reloads;      // reloads: those of the largest set read again (ExactResult's reload_set)
 } MemoryShares;
-typedef struct ExactResult ExactResult;
 MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x);
 // The local time of a process that did c, at these per-unit times.
 double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, MemoryShares shares);
@@ -152,17 +142,7 @@ double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, Me
 // present), the words of its h-relation and its barrier, if it ends in one.
 void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool barrier, MemoryShares shares,
                       double count[CAL_TERMS]);
-// The time of these counts: the larger of work and latency, then words and
-// barriers (docs/cost-model.md, "Calibration").
-double cost_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
 
-// Non-negative least squares over the terms marked in fit: unit[t] >= 0
-// minimising the squared relative error of the runs, whose time less their
-// known part the fitted terms are taken to explain; the other units are
-// left as they are.
-void calibration_fit(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], double unit[CAL_TERMS]);
-// The coefficient of determination (R^2) of the runs' cost_predict times.
-double calibration_r2(const CalibrationRun *runs, int n, const double unit[CAL_TERMS]);
 
 // Predicts the cost of req->prog. Errors (shape errors, constructs with no
 // closed form, limits) are diagnostics through error_at/fatal.

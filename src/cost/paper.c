@@ -5,7 +5,7 @@
 // gath_sz. docs/cost-model.md ("paper model") lists where we read the
 // papers and where we deviate.
 #include "cost/costint.h"
-#include "exec/exec.h"
+#include "ir/ir.h"
 
 static Num add(Analysis *a, Num x, Num y) { return num_add(a->pc, x, y); }
 static Num sub(Analysis *a, Num x, Num y) { return num_sub(a->pc, x, y); }

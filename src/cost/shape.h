@@ -1,5 +1,5 @@
 // shape.h: the shapes of values, shared by the cost analyser (src/cost)
-// and the exact cost model (src/exec/exact.c): numbers and sizes that may be
+// and the exact cost model (src/cost/exact.c): numbers and sizes that may be
 // closed forms, and hash-consed shapes with their message word counts.
 #ifndef VECBSP_SHAPE_H
 #define VECBSP_SHAPE_H

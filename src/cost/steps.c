@@ -1,5 +1,5 @@
 // steps.c: the supersteps the paper model predicts so far, and their
-// totals W, H and S (the exact model keeps its own, src/exec/exact.c).
+// totals W, H and S (the exact model keeps its own, src/cost/exact.c).
 #include "cost/costint.h"
 
 #include <string.h>

@@ -145,7 +145,7 @@ typedef struct Program {
   Decl *main;         // the main expression
   int nnodes;         // Node ids are 0..nnodes-1
   Arena *arena;       // owns everything above
-  struct IrProgram *ir;  // its IR, lowered once on first use (exec/lower.c)
+  struct IrProgram *ir;  // its IR, lowered once on first use (ir/lower.c)
 } Program;
 
 //

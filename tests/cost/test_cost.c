@@ -5,8 +5,8 @@
 // forms, static errors, the hash-consing, the plan and what calibration
 // counts and fits.
 #include "cost/costint.h"
-#include "exec/exec.h"
-#include "exec/ir.h"
+#include "cost/cost.h"
+#include "eval/eval.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -672,9 +672,9 @@ static void test_calibration(void) {
         "fetch step counts: %g %g %g", step[CAL_STORES], step[CAL_WORDS], step[CAL_BARRIERS]);
   double some[CAL_TERMS] = {[CAL_OPS] = 3, [CAL_LOADS] = 4, [CAL_LAT_SELECT] = 1, [CAL_WORDS] = 5, [CAL_BARRIERS] = 1};
   double per[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LAT_SELECT] = 10, [CAL_WORDS] = 3, [CAL_BARRIERS] = 7};
-  CHECK(cost_predict(per, some) == 11 + 15 + 7, "max(3 + 8, 10) + 5 words * 3 + a barrier: %g", cost_predict(per, some));
+  CHECK(calibration_predict(per, some) == 11 + 15 + 7, "max(3 + 8, 10) + 5 words * 3 + a barrier: %g", calibration_predict(per, some));
   some[CAL_EXITS] = 2, per[CAL_EXITS] = 4;
-  CHECK(cost_predict(per, some) == 11 + 8 + 15 + 7, "exits add to the local time: %g", cost_predict(per, some));
+  CHECK(calibration_predict(per, some) == 11 + 8 + 15 + 7, "exits add to the local time: %g", calibration_predict(per, some));
   // The local time: the slower of the work and the carried latency.
   double unit[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5, [CAL_LAT_SELECT] = 10};
   ExactCounts work = {.ops = 3, .loads = 4, .carried = {[LAT_SELECT] = 1}};

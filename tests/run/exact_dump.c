@@ -1,6 +1,6 @@
 // exact_dump.c: prints the exact model's supersteps ("w h" per line) for a
 // program at p processes: exact_dump FILE P NAME=VALUE... (test driver).
-#include "exec/exec.h"
+#include "cost/cost.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 // ir_dump.c: prints the lowered IR and the plan of a program (test driver).
-#include "exec/ir.h"
+#include "ir/ir.h"
 
 #include <errno.h>
 #include <string.h>

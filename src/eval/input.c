@@ -1,6 +1,6 @@
 // input.c: binding a program's inputs from literals, data files or a seed,
 // checked against their declared shapes.
-#include "exec/exec.h"
+#include "eval/eval.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -3,8 +3,7 @@
 // captures. The code generator and the exact cost model both read the plan
 // it leaves in the IR (docs/compiler.md); its rules are the plan_* functions
 // below, which the paper model (src/cost) asks too.
-#include "exec/exec.h"
-#include "exec/ir.h"
+#include "ir/ir.h"
 
 #include <string.h>
 

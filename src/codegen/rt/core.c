@@ -1,5 +1,5 @@
 /* rt/core.c: the prelude of every generated program: memory, faults,
- * scalar helpers, messages and printing. vecbsp embeds the files of src/exec/rt,
+ * scalar helpers, messages and printing. vecbsp embeds the files of src/codegen/rt,
  * in name order, at the top of the C it generates. BSPlib API only (bsp.h). */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* madvise */

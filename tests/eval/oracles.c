@@ -1,6 +1,6 @@
 // oracles.c: the interpreter against independent C computations: the five
 // mss programs against Kadane's algorithm, matvec (1) and (2) against a loop.
-#include "exec/exec.h"
+#include "eval/eval.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,22 @@
 // calibrate.c: per-unit times of the exact model's counts, fitted to
 // measured runs by non-negative least squares on relative errors.
-#include "cost/cost.h"
+#include "machine/machine.h"
 
 #include <math.h>
 #include <string.h>
+
+double calibration_local_seconds(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
+  double work = 0, latency = 0;
+  for (int t = 0; t < CAL_LAT_FAST; t++) work += unit[t] * count[t];
+  for (int t = CAL_LAT_FAST; t < CAL_EXITS; t++) latency += unit[t] * count[t];
+  return fmax(work, latency) + unit[CAL_EXITS] * count[CAL_EXITS];
+}
+
+double calibration_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
+  double exchange = 0;
+  for (int t = CAL_WORDS; t < CAL_TERMS; t++) exchange += unit[t] * count[t];
+  return calibration_local_seconds(unit, count) + exchange;
+}
 
 // Solves the normal equations of the active terms (Gaussian elimination with
 // partial pivoting); inactive or degenerate terms get 0.
@@ -66,7 +79,7 @@ double calibration_r2(const CalibrationRun *runs, int n, const double unit[CAL_T
   double mean = 0, ss_res = 0, ss_tot = 0;
   for (int r = 0; r < n; r++) mean += runs[r].seconds / n;
   for (int r = 0; r < n; r++) {
-    double err = cost_predict(unit, runs[r].count) - runs[r].seconds;
+    double err = calibration_predict(unit, runs[r].count) - runs[r].seconds;
     ss_res += err * err;
     ss_tot += (runs[r].seconds - mean) * (runs[r].seconds - mean);
   }

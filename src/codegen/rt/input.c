@@ -1,6 +1,6 @@
 /* rt/input.c: the generated program's command line (-D, --input, --random,
  * --repeat) and its inputs, read from literals, data files or a seed with
- * the messages and the random data of vecbsp eval (src/exec/input.c). */
+ * the messages and the random data of vecbsp eval (src/eval/input.c). */
 #include <ctype.h>
 #include <sys/stat.h>
 

@@ -1,6 +1,6 @@
 // interp.c: the sequential reference interpreter. It defines what every
 // program means: the executor and the cost models are checked against it.
-#include "exec/exec.h"
+#include "eval/eval.h"
 
 #include <string.h>
 

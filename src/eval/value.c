@@ -1,5 +1,5 @@
 // value.c: run-time values and their literal syntax.
-#include "exec/exec.h"
+#include "eval/eval.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,8 +8,8 @@
 // of any length is one application counted len times. docs/cost-model.md
 // ("The exact model") states every rule implemented here.
 #include "cost/shape.h"
-#include "exec/exec.h"
-#include "exec/ir.h"
+#include "cost/cost.h"
+#include "eval/eval.h"
 
 #include <string.h>
 

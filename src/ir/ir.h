@@ -4,10 +4,15 @@
 #ifndef VECBSP_IR_H
 #define VECBSP_IR_H
 
-#include "exec/exec.h"
 #include "lang/lang.h"
 
 #include <stdio.h>
+
+// Latency classes of the operations on a loop's carried dependency (plan.c,
+// "Carried dependencies"): integer add, subtract, compare, logic; max, min
+// and data conditionals (a compare and a select); multiply and float add or
+// multiply; divide and remainder.
+typedef enum { LAT_FAST, LAT_SELECT, LAT_MUL, LAT_DIV, LAT_CLASSES } LatClass;
 
 typedef enum {
   IR_INT,        // integer literal: ival
@@ -131,6 +136,22 @@ bool ir_type_has_vec(Type *t);  // does a value of type t hold a vector?
 //
 // plan.c: modes, regions and captured data.
 //
+
+// The plan's rules, as pure functions of the builtin: the code generator
+// and the exact model follow them through the IR's plan, and the paper
+// model asks them where the papers' patterns are the same decisions.
+// Process k owns [plan_block_start(n, p, k), plan_block_start(n, p, k + 1))
+// of a length-n vector spread over p processes: floor(k*n/p).
+int64_t plan_block_start(int64_t n, int p, int k);
+// A full application of b at top level runs as a parallel skeleton (map,
+// fold, pair_map, c_prod, prefix, inits, tails); anything else, and any
+// application inside a skeleton's function or a data if, is sequential.
+bool plan_is_skeleton(Builtin b);
+// b may take its vector argument distributed as the previous skeleton left
+// it: every skeleton but pair_map, whose argument is a pair.
+bool plan_takes_distributed(Builtin b);
+// b leaves its result distributed by blocks: every skeleton but fold.
+bool plan_leaves_distributed(Builtin b);
 
 // Decides the mode of every skeleton application and builds the regions.
 // Called by lower_program; deterministic, so the code generator and the

@@ -6,7 +6,7 @@
 // operators partially applied, or an ifs-choice between two functions) and
 // pairs of those. Data passed to a lambda or bound by let becomes an IR let,
 // so it is computed once; functions are substituted.
-#include "exec/ir.h"
+#include "ir/ir.h"
 
 #include <string.h>
 

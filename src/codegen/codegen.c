@@ -1,8 +1,8 @@
 // codegen.c: the C program of a planned IR: data types and their helpers,
 // the master's top-level code, one set of functions per region, the worker
-// loop and main (docs/compiler.md). The prelude src/exec/rt/*.c comes first.
-#include "exec/ir.h"
-#include "exec/exec.h"
+// loop and main (docs/compiler.md). The prelude src/codegen/rt/*.c comes first.
+#include "codegen/codegen.h"
+#include "eval/eval.h"
 #include "rt_prelude.h"
 
 #include <math.h>

@@ -1,12 +1,12 @@
 // machine.c: BSP machine parameters: the papers' Sun HPC 3500 built in, or
 // a JSON machine file in the format `vecbsp probe` writes.
-#include "cost/cost.h"
+#include "machine/machine.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
-const CostConstants cost_default_constants = {.binop = 1};
+const CostConstants machine_default_constants = {.binop = 1};
 
 // The papers' machine: BSPlib's benchmark on 8 UltraSPARC II processors.
 static const Machine sunhpc3500 = {.name = "sunhpc3500", .p = 8, .g = 1.6, .l = 67150, .s = 13e6, .k = {.binop = 1}};

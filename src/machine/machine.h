@@ -1,0 +1,99 @@
+// machine.h: the machines programs are costed for and run on: the BSP
+// parameters p, g, l, s, the paper model's operation constants, and the
+// exact model's calibration (the seconds of each count, fitted to measured
+// runs). docs/cost-model.md, "Machines".
+#ifndef VECBSP_MACHINE_H
+#define VECBSP_MACHINE_H
+
+#include "util/util.h"
+
+//
+// machine.c: BSP machine parameters.
+//
+
+// Operation constants of the paper model; the exact model always uses the
+// defaults (binop 1, everything else 0).
+typedef struct CostConstants {
+  double binop;   // one primitive scalar operation (the papers' binOpConst)
+  double length;  // length v
+  double entry;   // entry v i
+  double pair;    // pair a b, (a, b)
+  double hd;      // hd v
+  double tl;      // tl v
+  double fst;     // fst p
+  double snd;     // snd p
+  double concat;  // one concatenation step (redconcat, inits, tails)
+  double iter;    // starting an iter (iterConst)
+} CostConstants;
+
+// The exact model's counts that calibration gives a time each: the
+// ExactCounts of cost.h (the share of loads, stores and unpacked words
+// served from memory apart, as *_mem; the carried operations by LatClass;
+// the mispredicted loop exits), then the words of h-relations (word_mem:
+// from memory) and the barriers.
+// A process's local time is the larger of its throughput terms (op ..
+// vector) and its latency terms (lat_*), plus its mispredicted exits: a loop
+// runs at the pace of its work or of its carried dependency, whichever is
+// slower, and a mispredicted exit stalls both (docs/cost-model.md,
+// "Calibration").
+enum {
+  CAL_OPS, CAL_DIVS, CAL_ELEMS, CAL_LOADS, CAL_STORES, CAL_LOADS_MEM, CAL_STORES_MEM, CAL_UNPACKED, CAL_UNPACKED_MEM, CAL_VECTORS,
+  CAL_MULS,
+  CAL_LAT_FAST, CAL_LAT_SELECT, CAL_LAT_MUL, CAL_LAT_DIV,
+  CAL_EXITS,
+  CAL_WORDS, CAL_WORDS_MEM, CAL_BARRIERS, CAL_TERMS
+};
+extern const char *const cal_term_names[CAL_TERMS];  // "op", ..., "word", "barrier"
+
+// What `vecbsp probe` measured for the exact model's seconds
+// (docs/cost-model.md, "Calibration").
+typedef struct Calibration {
+  bool present;              // the machine file has "calibration"
+  double unit[CAL_TERMS];    // seconds per unit of each count (word: of h; barrier: each)
+  double cache_bytes;        // the last-level cache the processes share ("cache_bytes"; 0: unknown)
+} Calibration;
+
+typedef struct Machine {
+  const char *name;  // "sunhpc3500", or the "name" field of a machine file
+  int p;             // number of processes
+  double g;          // cost of one word of an h-relation, in operations
+  double l;          // cost of a barrier, in operations
+  double s;          // operations per second of one process
+  CostConstants k;   // paper-model constants ("constants" in a machine file)
+  Calibration cal;   // the exact model's per-unit times, when probed
+} Machine;
+
+extern const CostConstants machine_default_constants;
+
+// The machine named spec (built-in: sunhpc3500) or read from the JSON file
+// spec (the probe format of cli.md); NULL gives sunhpc3500. Errors are
+// "vecbsp: error: FILE: ...".
+Machine machine_select(Arena *a, const char *spec);
+
+//
+// calibrate.c: per-unit times from measured runs.
+//
+
+// One measured run: its counts (summed over supersteps, busiest process;
+// words of h and barriers) and its measured time.
+typedef struct CalibrationRun {
+  double count[CAL_TERMS];  // units of each term
+  double seconds;           // measured time
+  double known;             // of which the terms not being fitted explain this much
+} CalibrationRun;
+
+// A process's local time for these counts: the larger of work and latency,
+// plus its mispredicted exits (docs/cost-model.md, "Calibration").
+double calibration_local_seconds(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
+// The time of these counts: their local time, then words and barriers.
+double calibration_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
+
+// Non-negative least squares over the terms marked in fit: unit[t] >= 0
+// minimising the squared relative error of the runs, whose time less their
+// known part the fitted terms are taken to explain; the other units are
+// left as they are.
+void calibration_fit(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], double unit[CAL_TERMS]);
+// The coefficient of determination (R^2) of the runs' calibration_predict times.
+double calibration_r2(const CalibrationRun *runs, int n, const double unit[CAL_TERMS]);
+
+#endif
