@@ -75,6 +75,24 @@ double random_float(uint64_t *state);   // in [-1, 1]
 bool random_bool(uint64_t *state);
 
 //
+// npy.c: NumPy .npy arrays (docs/user-guide.md, "Inputs" and "Results"),
+// with the format code and the messages of the generated programs.
+//
+
+// The input named input, declared as the text declared: an array of
+// dims[0..ndim) (the first 64 of them) of scalars of kind scalar (IT_PAIR:
+// the declared type has pairs, an error), from the .npy file at path.
+Value npy_read_input(Arena *a, const char *path, const char *input, const char *declared, InputTypeKind scalar,
+                     const int64_t *dims, int ndim);
+// An error unless a result of type t can be written as .npy: a vector of
+// int, float or bool, or of such vectors (the messages name path).
+void npy_check_result(const char *path, Type *t);
+// Writes v, a result of type t, to path as .npy: into path.partial, renamed
+// into place; a result that is not a regular array, or a failed write, is an
+// error and leaves neither file behind.
+void npy_write_result(const char *path, Value v, Type *t);
+
+//
 // interp.c: the sequential reference interpreter; the meaning of a program.
 //
 

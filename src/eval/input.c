@@ -1,5 +1,5 @@
-// input.c: binding a program's inputs from literals, data files or a seed,
-// checked against their declared shapes.
+// input.c: binding a program's inputs from literals, text data files, .npy
+// files (npy.c) or a seed, checked against their declared shapes.
 #include "eval/eval.h"
 
 #include <ctype.h>
@@ -223,8 +223,24 @@ static bool is_literal(const char *text) {
          strcmp(text, "false") == 0;
 }
 
+// A file whose name ends in .npy is a NumPy array; any other is text.
+static bool is_npy(const char *path) {
+  size_t n = strlen(path);
+  return n >= 4 && strcmp(path + n - 4, ".npy") == 0;
+}
+
+// The input as an n-d array: its lengths (the first 64) and its scalars.
+static Value read_npy_input(Binder *b, const char *path) {
+  int64_t dims[64];
+  int ndim = 0;
+  InputType *t = b->input->itype;
+  for (; t->kind == IT_VEC; t = t->a, ndim++)
+    if (ndim < 64) dims[ndim] = input_length(b->prog, b->params, t);
+  return npy_read_input(b->arena, path, b->input->name, shape_text(b, b->input->itype), t->kind, dims, ndim);
+}
+
 static Value bind_one(Binder *b, const char *text) {
-  if (!is_literal(text)) return read_file_input(b, text);
+  if (!is_literal(text)) return is_npy(text) ? read_npy_input(b, text) : read_file_input(b, text);
   char *name = arena_printf(b->arena, "--input %s", b->input->name);
   Source *src = source_from_string(b->arena, name, text, strlen(text));
   return literal_value(b, parse_expression(b->arena, src), b->input->itype);

@@ -1,8 +1,13 @@
 /* rt/input.c: the generated program's command line (-D, --input, --random,
- * --repeat) and its inputs, read from literals, data files or a seed with
- * the messages and the random data of vecbsp eval (src/eval/input.c). */
+ * --repeat) and its inputs, read from literals, text data files, .npy files
+ * or a seed with the messages and the random data of vecbsp eval
+ * (src/eval/input.c), whole or by blocks of their outermost vector
+ * (docs/user-guide.md, "Inputs"). */
 #include <ctype.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* An input's declared type with its lengths evaluated. */
 typedef enum { RT_INT, RT_FLOAT, RT_BOOL, RT_PAIR, RT_VEC } rt_kind;
@@ -55,9 +60,8 @@ static inline const char *rt_shape_str(const rt_shape *s) {
   return buf;
 }
 
-/* Words of the packed form of a value of this shape. */
-/* Words of an input of shape s; more than memory holds is out of memory
- * (lengths of up to 2^62 multiply past int64_t). */
+/* Words of the packed form of a value of shape s; more than memory holds is
+ * out of memory (lengths of up to 2^62 multiply past int64_t). */
 static inline int64_t rt_shape_words(const rt_shape *s) {
   int64_t n;
   switch (s->kind) {
@@ -70,6 +74,52 @@ static inline int64_t rt_shape_words(const rt_shape *s) {
     return n;
   default: return 1;
   }
+}
+
+/* Scalars of a value of shape s (the values a data file gives for it). */
+static inline int64_t rt_shape_scalars(const rt_shape *s) {
+  int64_t n;
+  switch (s->kind) {
+  case RT_PAIR:
+    if (__builtin_add_overflow(rt_shape_scalars(s->a), rt_shape_scalars(s->b), &n)) rt_out_of_memory();
+    return n;
+  case RT_VEC:
+    if (__builtin_mul_overflow(s->len, rt_shape_scalars(s->a), &n)) rt_out_of_memory();
+    return n;
+  default: return 1;
+  }
+}
+
+/* Whether a value of shape s has any scalar at all ([1000000][0]int has none). */
+static inline bool rt_shape_has_scalars(const rt_shape *s) {
+  switch (s->kind) {
+  case RT_PAIR: return rt_shape_has_scalars(s->a) || rt_shape_has_scalars(s->b);
+  case RT_VEC: return s->len > 0 && rt_shape_has_scalars(s->a);
+  default: return true;
+  }
+}
+
+/* Random draws for a value of shape s, modulo 2^64: all a stream's position
+ * needs (its state advances by a constant per draw). */
+static inline uint64_t rt_shape_draws(const rt_shape *s) {
+  switch (s->kind) {
+  case RT_PAIR: return rt_shape_draws(s->a) + rt_shape_draws(s->b);
+  case RT_VEC: return (uint64_t)s->len * rt_shape_draws(s->a);
+  default: return 1;
+  }
+}
+
+/* Stores a word where w points, unless w is NULL (a value only checked). */
+static inline int64_t *rt_put_word(int64_t *w, int64_t v) {
+  if (!w) return NULL;
+  *w = v;
+  return w + 1;
+}
+
+static inline int64_t *rt_put_float(int64_t *w, double f) {
+  if (!w) return NULL;
+  memcpy(w, &f, 8);
+  return w + 1;
 }
 
 /* ---- the command line ---- */
@@ -182,6 +232,20 @@ static inline int64_t *rt_random_words(const rt_shape *s, uint64_t *state, int64
     for (int64_t i = 0; i < s->len; i++) w = rt_random_words(s->a, state, w);
     return w;
   }
+  return w;
+}
+
+/* Input k's stream before its first draw. */
+static inline uint64_t rt_random_stream(uint64_t seed, int k) {
+  return seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(k + 1));
+}
+
+/* Elements [lo, hi) of the vector input k of shape s after w: splitmix64's
+ * state after j draws is the first state plus j times its increment, so
+ * element lo starts at draw lo * (draws of an element), computed in O(1). */
+static inline int64_t *rt_random_block(uint64_t seed, int k, const rt_shape *s, int64_t lo, int64_t hi, int64_t *w) {
+  uint64_t state = rt_random_stream(seed, k) + (uint64_t)lo * rt_shape_draws(s->a) * 0x9E3779B97F4A7C15ull;
+  for (int64_t i = lo; i < hi; i++) w = rt_random_words(s->a, &state, w);
   return w;
 }
 
@@ -317,6 +381,7 @@ static inline rt_lit *rt_lit_expr(rt_parser *ps) {
   rt_unexpected(ps, "an expression");
 }
 
+/* The packed words of literal l, of shape s, after w (NULL: only checked). */
 static inline int64_t *rt_lit_words(rt_parser *ps, rt_lit *l, const rt_shape *s, int64_t *w);
 
 static inline int64_t *rt_lit_scalar(rt_parser *ps, rt_lit *l, const rt_shape *s, int64_t *w) {
@@ -326,11 +391,11 @@ static inline int64_t *rt_lit_scalar(rt_parser *ps, rt_lit *l, const rt_shape *s
     negate = !negate;
     x = x->elems[0];
   }
-  if (s->kind == RT_BOOL && x->kind == LIT_BOOL && !negate) return pk_i(w, x->i);
-  if (s->kind == RT_INT && x->kind == LIT_INT) return pk_i(w, negate ? rt_neg(x->i) : x->i);
+  if (s->kind == RT_BOOL && x->kind == LIT_BOOL && !negate) return rt_put_word(w, x->i);
+  if (s->kind == RT_INT && x->kind == LIT_INT) return rt_put_word(w, negate ? rt_neg(x->i) : x->i);
   if (s->kind == RT_FLOAT && (x->kind == LIT_FLOAT || x->kind == LIT_INT)) {
     double f = x->kind == LIT_FLOAT ? x->f : (double)x->i;
-    return pk_f(w, negate ? -f : f);
+    return rt_put_float(w, negate ? -f : f);
   }
   rt_lit_error(ps, l->col, "input '%s': expected %s here", ps->input, rt_shape_str(s));
 }
@@ -356,148 +421,260 @@ static inline int64_t *rt_lit_words(rt_parser *ps, rt_lit *l, const rt_shape *s,
     if (l->n != s->len)
       rt_lit_error(ps, l->col, "input '%s': this vector has %d elements, the declared shape %s needs %" PRId64,
                    ps->input, (int)l->n, rt_shape_str(s), s->len);
-    *w++ = s->len;
+    w = rt_put_word(w, s->len);
     for (int64_t i = 0; i < l->n; i++) w = rt_lit_words(ps, l->elems[i], s->a, w);
     return w;
   default: return rt_lit_scalar(ps, l, s, w);
   }
 }
 
-/* ---- data files: whitespace-separated scalars in row-major order ---- */
+/* ---- text data files: whitespace-separated scalars in row-major order ---- */
+
+/* Read in chunks, never whole: a process reading a block of a 10 GB file
+ * holds 64 KB of it. */
+#define RT_READ_CHUNK ((int64_t)1 << 16)
+/* Bytes of a line shown in an error (the runtime prints 4096 of a message). */
+#define RT_LINE_SHOWN 4096
 
 typedef struct rt_reader {
-  const char *text, *end; /* the file */
-  const char *p;          /* next character */
-  const char *line_start; /* start of the current line */
-  int line;               /* current line */
-  int64_t count;          /* scalars read */
-  rt_site last;           /* just after the last scalar read (text: NULL) */
+  int fd;                 /* the file */
+  const char *path;       /* its name */
+  char *buf;              /* a chunk of it */
+  int64_t pos, len;       /* the next byte in buf, the bytes in buf */
+  int64_t base;           /* the file offset of buf[0] */
+  int line;               /* the line of the next byte */
+  int64_t line_off;       /* the offset where that line starts */
+  int64_t count;          /* scalars read or skipped */
+  rt_site last;           /* just after the last scalar (file NULL before the first; text: NULL) */
   rt_site at;             /* the scalar being read (text: NULL) */
-  const char *last_line;  /* the start of last's line */
-  const char *at_line;    /* the start of at's line */
+  int64_t last_line_off;  /* the start of last's line */
+  int64_t at_line_off;    /* the start of at's line */
   const char *input;      /* the input's name */
   const rt_shape *whole;  /* its shape */
 } rt_reader;
 
-/* The line that starts at start, as a string of its own. */
-static inline const char *rt_line_text(rt_reader *r, const char *start) {
-  const char *q = start;
-  while (q < r->end && *q != '\n') q++;
-  char *s = rt_alloc((size_t)(q - start) + 1);
-  memcpy(s, start, (size_t)(q - start));
-  s[q - start] = '\0';
-  return s;
+static inline int rt_column(int64_t offset_in_line) {
+  return offset_in_line < INT_MAX ? (int)offset_in_line + 1 : INT_MAX;
 }
 
-static inline bool rt_next_word(rt_reader *r, const char **start, int *len) {
-  for (;;) {
-    if (r->p < r->end && *r->p == '\n') {
-      r->line++;
-      r->line_start = ++r->p;
-    } else if (r->p < r->end && isspace((unsigned char)*r->p)) {
-      r->p++;
-    } else {
-      break;
-    }
-  }
-  if (r->p >= r->end) return false;
-  *start = r->p;
-  r->at = (rt_site){r->at.file, r->line, (int)(r->p - r->line_start) + 1, NULL};
-  r->at_line = r->line_start;
-  while (r->p < r->end && !isspace((unsigned char)*r->p)) r->p++;
-  *len = (int)(r->p - *start);
-  r->last = r->at;
-  r->last.col += *len;
-  r->last_line = r->at_line;
-  return true;
+static inline void rt_reader_open(rt_reader *r, const char *input, const char *path, const rt_shape *whole) {
+  *r = (rt_reader){.path = path, .line = 1, .input = input, .whole = whole};
+  r->fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (r->fd < 0) rt_error(NULL, "input '%s': cannot read '%s': %s", input, path, strerror(errno));
+  r->buf = malloc((size_t)RT_READ_CHUNK);
+  if (!r->buf) rt_out_of_memory();
 }
 
-/* A site of the reader with the text of its line, made only for an error:
- * a data file can be one line of millions of values. */
-static inline const rt_site *rt_reader_site(rt_reader *r, rt_site *site, const char *line) {
-  site->text = rt_line_text(r, line);
+static inline void rt_reader_close(rt_reader *r) {
+  close(r->fd);
+  free(r->buf);
+}
+
+/* The next chunk; false at the end of the file. */
+static inline bool rt_reader_fill(rt_reader *r) {
+  r->base += r->len;
+  r->pos = r->len = 0;
+  ssize_t n;
+  do n = read(r->fd, r->buf, (size_t)RT_READ_CHUNK);
+  while (n < 0 && errno == EINTR);
+  if (n < 0) rt_error(NULL, "input '%s': cannot read '%s': %s", r->input, r->path, strerror(errno));
+  r->len = n;
+  return n > 0;
+}
+
+/* A site of the reader with the text of its line, read again from the file
+ * only for an error: a data file can be one line of millions of values. */
+static inline const rt_site *rt_reader_site(rt_reader *r, rt_site *site, int64_t line_off) {
+  char *text = rt_alloc(RT_LINE_SHOWN + 1);
+  int64_t got = rt_npy_pread(r->fd, text, RT_LINE_SHOWN, line_off);
+  if (got < 0) got = 0;
+  char *nl = memchr(text, '\n', (size_t)got);
+  text[nl ? nl - text : got] = '\0';
+  site->text = text;
   return site;
 }
 
-static inline int64_t *rt_file_words(rt_reader *r, const rt_shape *s, int64_t *w) {
-  if (s->kind == RT_PAIR) return rt_file_words(r, s->b, rt_file_words(r, s->a, w));
-  if (s->kind == RT_VEC) {
-    *w++ = s->len;
-    for (int64_t i = 0; i < s->len; i++) w = rt_file_words(r, s->a, w);
-    return w;
+/* The next whitespace-separated word: its length, and its first 63 bytes
+ * into word (if not NULL); false at the end of the file. */
+static inline bool rt_reader_word(rt_reader *r, char *word, int64_t *len) {
+  for (;; r->pos++) {
+    if (r->pos == r->len && !rt_reader_fill(r)) return false;
+    char c = r->buf[r->pos];
+    if (c == '\n') {
+      r->line++;
+      r->line_off = r->base + r->pos + 1;
+    } else if (!isspace((unsigned char)c)) {
+      break;
+    }
   }
-  const char *word;
-  int len;
-  if (!rt_next_word(r, &word, &len)) {
-    rt_site at = r->last.file ? r->last : (rt_site){r->at.file, 1, 1, NULL};
-    rt_error(rt_reader_site(r, &at, r->last.file ? r->last_line : r->text), "input '%s': the file ends after %" PRId64 " values; the declared shape %s needs more",
-             r->input, r->count, rt_shape_str(r->whole));
+  int64_t start = r->base + r->pos, n = 0;
+  r->at = (rt_site){r->path, r->line, rt_column(start - r->line_off), NULL};
+  r->at_line_off = r->line_off;
+  while ((r->pos < r->len || rt_reader_fill(r)) && !isspace((unsigned char)r->buf[r->pos])) {
+    if (word && n < 63) word[n] = r->buf[r->pos];
+    n++;
+    r->pos++;
   }
-  r->count++;
+  if (word) word[n < 63 ? n : 63] = '\0';
+  *len = n;
+  r->last = r->at;
+  r->last.col = rt_column(start - r->line_off + n);
+  r->last_line_off = r->at_line_off;
+  return true;
+}
+
+static inline _Noreturn void rt_reader_short(rt_reader *r) {
+  rt_site at = r->last.file ? r->last : (rt_site){r->path, 1, 1, NULL};
+  rt_error(rt_reader_site(r, &at, r->last.file ? r->last_line_off : 0),
+           "input '%s': the file ends after %" PRId64 " values; the declared shape %s needs more", r->input,
+           r->count, rt_shape_str(r->whole));
+}
+
+/* Passes over n scalars without converting them (they were checked). */
+static inline void rt_reader_skip(rt_reader *r, int64_t n) {
+  int64_t len;
+  for (int64_t i = 0; i < n; i++, r->count++)
+    if (!rt_reader_word(r, NULL, &len)) rt_reader_short(r);
+}
+
+static inline int64_t *rt_text_scalar(rt_reader *r, const rt_shape *s, int64_t *w) {
   char buf[64];
-  if (len >= (int)sizeof buf)
-    rt_error(rt_reader_site(r, &r->at, r->at_line), "input '%s': this value is too long", r->input);
-  memcpy(buf, word, (size_t)len);
-  buf[len] = '\0';
+  int64_t len;
+  if (!rt_reader_word(r, buf, &len)) rt_reader_short(r);
+  r->count++;
+  if (len >= (int64_t)sizeof buf)
+    rt_error(rt_reader_site(r, &r->at, r->at_line_off), "input '%s': this value is too long", r->input);
   if (strlen(buf) != (size_t)len)
-    rt_error(rt_reader_site(r, &r->at, r->at_line), "input '%s': a NUL byte in this value", r->input);
+    rt_error(rt_reader_site(r, &r->at, r->at_line_off), "input '%s': a NUL byte in this value", r->input);
   char *end;
   errno = 0;
   if (s->kind == RT_BOOL) {
-    if (strcmp(buf, "true") == 0 || strcmp(buf, "1") == 0) return pk_i(w, 1);
-    if (strcmp(buf, "false") == 0 || strcmp(buf, "0") == 0) return pk_i(w, 0);
+    if (strcmp(buf, "true") == 0 || strcmp(buf, "1") == 0) return rt_put_word(w, 1);
+    if (strcmp(buf, "false") == 0 || strcmp(buf, "0") == 0) return rt_put_word(w, 0);
   } else if (s->kind == RT_INT) {
     long long v = strtoll(buf, &end, 10);
-    if (*end == '\0' && errno == 0) return pk_i(w, v);
+    if (*end == '\0' && errno == 0) return rt_put_word(w, v);
   } else {
     double v = strtod(buf, &end);  /* ERANGE below the smallest normal is a denormal or 0, as printed */
-    if (*end == '\0' && (errno == 0 || (errno == ERANGE && !isinf(v)))) return pk_f(w, v);
+    if (*end == '\0' && (errno == 0 || (errno == ERANGE && !isinf(v)))) return rt_put_float(w, v);
   }
-  rt_error(rt_reader_site(r, &r->at, r->at_line), "input '%s': expected %s, found '%s'", r->input,
+  rt_error(rt_reader_site(r, &r->at, r->at_line_off), "input '%s': expected %s, found '%s'", r->input,
            s->kind == RT_INT ? "an int" : s->kind == RT_FLOAT ? "a float" : "a bool (true, false, 1, 0)", buf);
 }
 
-static inline char *rt_read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap + 1);
-  size_t got;
-  while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-    n += got;
-    if (n == cap) {
-      char *grown = realloc(buf, cap * 2 + 1);
-      if (!grown) free(buf);
-      buf = grown;
-      cap *= 2;
-    }
-  }
-  bool failed = ferror(f);
-  fclose(f);
-  if (!buf) rt_out_of_memory();
-  if (failed) {
-    free(buf);
-    return NULL;
-  }
-  buf[n] = '\0';
-  *len = n;
-  return buf;
+/* The packed words of a value of shape s read from r, after w (NULL: only
+ * checked). */
+static inline int64_t *rt_text_values(rt_reader *r, const rt_shape *s, int64_t *w) {
+  if (s->kind == RT_PAIR) return rt_text_values(r, s->b, rt_text_values(r, s->a, w));
+  if (s->kind != RT_VEC) return rt_text_scalar(r, s, w);
+  if (!w && !rt_shape_has_scalars(s)) return NULL;
+  w = rt_put_word(w, s->len);
+  for (int64_t i = 0; i < s->len; i++) w = rt_text_values(r, s->a, w);
+  return w;
 }
 
-static inline void rt_file_input(const char *name, const char *path, const rt_shape *s, int64_t *w) {
-  size_t len;
-  char *text = rt_read_file(path, &len);
-  if (!text) rt_error(NULL, "input '%s': cannot read '%s': %s", name, path, strerror(errno));
-  rt_reader r = {.text = text, .end = text + len, .p = text, .line_start = text, .line = 1,
-                 .at = {path, 1, 1, ""}, .input = name, .whole = s};
-  r.last.file = NULL;
-  rt_file_words(&r, s, w);
-  const char *word;
-  int n;
-  if (rt_next_word(&r, &word, &n))
-    rt_error(rt_reader_site(&r, &r.at, r.at_line), "input '%s': extra value '%.*s' after the %" PRId64 " values of the declared shape %s",
-             name, n > 20 ? 20 : n, word, r.count, rt_shape_str(s));
-  free(text);
+/* The whole input from a data file into w (NULL: only checked), nothing after it. */
+static inline void rt_text_input(const char *name, const char *path, const rt_shape *s, int64_t *w) {
+  rt_reader r;
+  rt_reader_open(&r, name, path, s);
+  rt_text_values(&r, s, w);
+  char word[64];
+  int64_t n;
+  if (rt_reader_word(&r, word, &n))
+    rt_error(rt_reader_site(&r, &r.at, r.at_line_off), "input '%s': extra value '%.*s' after the %" PRId64 " values of the declared shape %s",
+             name, n > 20 ? 20 : (int)n, word, r.count, rt_shape_str(s));
+  rt_reader_close(&r);
+}
+
+/* Elements [lo, hi) of the vector input of shape s after w: the scalars
+ * before them are passed over, those after them are not read. */
+static inline void rt_text_block(const char *name, const char *path, const rt_shape *s, int64_t lo, int64_t hi, int64_t *w) {
+  rt_reader r;
+  rt_reader_open(&r, name, path, s);
+  int64_t before;
+  if (__builtin_mul_overflow(lo, rt_shape_scalars(s->a), &before)) rt_out_of_memory();
+  rt_reader_skip(&r, before);
+  for (int64_t i = lo; i < hi; i++) w = rt_text_values(&r, s->a, w);
+  rt_reader_close(&r);
+}
+
+/* ---- .npy files: an n-d array of int64, float64 or bool (format_npy.c) ---- */
+
+typedef struct rt_npy_file {
+  int fd;            /* the file, open */
+  rt_npy_header h;   /* its header, checked against the input */
+  rt_npy_kind kind;  /* its scalars */
+} rt_npy_file;
+
+/* The array an input of shape s is: its dimensions and scalars. */
+static inline rt_npy_kind rt_npy_kind_of(const rt_shape *s, int64_t *dims, int *ndim) {
+  for (*ndim = 0; s->kind == RT_VEC; s = s->a, ++*ndim)
+    if (*ndim < RT_NPY_MAX_DIMS) dims[*ndim] = s->len;
+  return s->kind == RT_INT ? RT_NPY_INT : s->kind == RT_FLOAT ? RT_NPY_FLOAT : s->kind == RT_BOOL ? RT_NPY_BOOL : RT_NPY_NONE;
+}
+
+static inline void rt_npy_open(const char *name, const char *path, const rt_shape *s, rt_npy_file *f) {
+  int64_t dims[RT_NPY_MAX_DIMS];
+  int ndim;
+  f->kind = rt_npy_kind_of(s, dims, &ndim);
+  f->fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (f->fd < 0) rt_error(NULL, "input '%s': cannot read '%s': %s", name, path, strerror(errno));
+  char err[1024];
+  if (!rt_npy_check_input(f->fd, path, name, rt_shape_str(s), f->kind, dims, ndim, &f->h, err, sizeof err)) {
+    close(f->fd);
+    rt_error(NULL, "%s", err);
+  }
+}
+
+/* count values of shape dims[0..ndim) from the file's bytes at *from to
+ * packed words at *to. *to never passes *from (the bytes sit at the end
+ * of the words' memory, and a packed value is never shorter than its bytes),
+ * and each scalar is read before its word is written. */
+static inline void rt_npy_unpack(int64_t **to, const unsigned char **from, rt_npy_kind kind, const int64_t *dims,
+                                 int ndim, int64_t count) {
+  if (ndim > 0) {
+    for (int64_t i = 0; i < count; i++) {
+      *(*to)++ = dims[0];
+      rt_npy_unpack(to, from, kind, dims + 1, ndim - 1, dims[0]);
+    }
+  } else if (kind == RT_NPY_BOOL) {
+    for (int64_t i = 0; i < count; i++) *(*to)++ = *(*from)++ != 0;
+  } else if (rt_npy_le64(1) == 1) {
+    memmove(*to, *from, (size_t)count * 8);
+    *to += count;
+    *from += count * 8;
+  } else {
+    for (int64_t i = 0; i < count; i++, *from += 8) {
+      uint64_t v;
+      memcpy(&v, *from, 8);
+      *(*to)++ = (int64_t)rt_npy_le64(v);
+    }
+  }
+}
+
+/* Elements [lo, hi) of the input of shape s (the whole input if it is not
+ * a vector) into w, with one read, and closes the file. */
+static inline void rt_npy_load(const char *name, const char *path, rt_npy_file *f, const rt_shape *s, int64_t lo,
+                               int64_t hi, int64_t *w) {
+  const rt_npy_header *h = &f->h;
+  int64_t per_row = rt_npy_itemsize(f->kind); /* bytes of an element of the outer vector (checked: the file holds them all) */
+  for (int i = 1; i < h->ndim; i++) per_row *= h->shape[i];
+  int64_t rows = s->kind == RT_VEC ? hi - lo : 1;
+  int64_t words = s->kind == RT_VEC ? 1 + rows * rt_shape_words(s->a) : 1;
+  int64_t bytes = rows * per_row;
+  unsigned char *from = (unsigned char *)w + words * 8 - bytes;
+  int64_t got = rt_npy_pread(f->fd, from, bytes, h->data_offset + lo * per_row);
+  int err = errno;
+  close(f->fd);
+  if (got != bytes)
+    rt_error(NULL, "input '%s': cannot read '%s': %s", name, path, got < 0 ? strerror(err) : "the file changed while it was read");
+  const unsigned char *p = from;
+  if (s->kind == RT_VEC) {
+    *w++ = rows;
+    rt_npy_unpack(&w, &p, f->kind, h->shape + 1, h->ndim - 1, rows);
+  } else {
+    rt_npy_unpack(&w, &p, f->kind, h->shape, 0, 1);
+  }
 }
 
 /* ---- binding every input ---- */
@@ -510,6 +687,13 @@ static inline bool rt_is_literal(const char *text) {
          strcmp(text, "false") == 0;
 }
 
+/* A file whose name ends in .npy is a NumPy array; any other is text. */
+static inline bool rt_is_npy(const char *path) {
+  size_t n = strlen(path);
+  return n >= 4 && strcmp(path + n - 4, ".npy") == 0;
+}
+
+/* The literal into w (NULL: only checked). */
 static inline void rt_literal_input(const char *name, const char *text, const rt_shape *s, int64_t *w) {
   char *file = rt_alloc(strlen(name) + 16);
   sprintf(file, "--input %s", name);
@@ -533,12 +717,8 @@ static inline int rt_input_index(const rt_decls *d, const char *text, const char
   rt_error(NULL, "--input %s: the program has no input named '%.*s'", text, (int)len, text);
 }
 
-/* The packed words of input k (its shape s), from --input or the seed;
- * in the arena. */
-static inline int64_t *rt_input_words(const rt_decls *d, const rt_args *a, int k, const rt_shape *s) {
-  int64_t words;
-  if (__builtin_add_overflow(rt_shape_words(s), 1, &words)) rt_out_of_memory();
-  int64_t *w = rt_array(words, 8);  /* in the arena: freed with the process */
+/* The --input value of input k; NULL for a random one (an error without a seed). */
+static inline const char *rt_input_value(const rt_decls *d, const rt_args *a, int k) {
   const char *value = NULL;
   for (int i = 0; i < a->ninputs; i++) {
     const char *v;
@@ -546,16 +726,89 @@ static inline int64_t *rt_input_words(const rt_decls *d, const rt_args *a, int k
     if (value) rt_error(NULL, "input '%s' is given twice", d->inputs[k]);
     value = v;
   }
-  if (value && rt_is_literal(value)) {
-    rt_literal_input(d->inputs[k], value, s, w);
-  } else if (value) {
-    rt_file_input(d->inputs[k], value, s, w);
-  } else if (a->has_seed) {
-    uint64_t state = a->seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(k + 1));
-    rt_random_words(s, &state, w);
-  } else {
+  if (!value && !a->has_seed)
     rt_error(&d->input_sites[k], "input '%s' is not given; supply it with --input %s=... or use --random SEED",
              d->inputs[k], d->inputs[k]);
+  return value;
+}
+
+/* Process 0, before any other process loads a block: checks input k
+ * completely (a data file's syntax and its count of values against the
+ * shape s, a .npy file's header and size, a literal) and reports the first
+ * error exactly as rt_input_words would, without keeping the data in memory
+ * (a text file is read in chunks). --random needs no check. */
+static inline void rt_validate_input(const rt_decls *d, const rt_args *a, int k, const rt_shape *s) {
+  const char *value = rt_input_value(d, a, k);
+  size_t mark = rt_mark();
+  if (!value) {
+  } else if (rt_is_literal(value)) {
+    rt_literal_input(d->inputs[k], value, s, NULL);
+  } else if (rt_is_npy(value)) {
+    rt_npy_file f;
+    rt_npy_open(d->inputs[k], value, s, &f);
+    close(f.fd);
+  } else {
+    rt_text_input(d->inputs[k], value, s, NULL);
+  }
+  rt_release(mark);
+}
+
+/* The packed words of input k (its shape s), from --input or the seed;
+ * in the arena. */
+static inline int64_t *rt_input_words(const rt_decls *d, const rt_args *a, int k, const rt_shape *s) {
+  const char *value = rt_input_value(d, a, k);
+  int64_t words;
+  if (__builtin_add_overflow(rt_shape_words(s), 1, &words)) rt_out_of_memory();
+  int64_t *w = rt_array(words, 8);  /* in the arena: freed with the process */
+  if (!value) {
+    uint64_t state = rt_random_stream(a->seed, k);
+    rt_random_words(s, &state, w);
+  } else if (rt_is_literal(value)) {
+    rt_literal_input(d->inputs[k], value, s, w);
+  } else if (rt_is_npy(value)) {
+    rt_npy_file f;
+    rt_npy_open(d->inputs[k], value, s, &f);
+    rt_npy_load(d->inputs[k], value, &f, s, 0, s->kind == RT_VEC ? s->len : 1, w);
+  } else {
+    rt_text_input(d->inputs[k], value, s, w);
+  }
+  return w;
+}
+
+/* Input k's elements [lo, hi) of its outermost vector, 0 <= lo <= hi <=
+ * s->len, as the packed words rt_input_words returns for a vector of
+ * hi - lo elements (first word hi - lo, then the elements' packed words),
+ * so that the ld_* and un_* helpers read it unchanged. For an input that is
+ * not a vector, lo and hi are ignored and the whole input is returned. Any
+ * process may call it after process 0 validated the input; it reads only
+ * what it needs: --random draws the block's values directly, a text file is
+ * scanned to the block's first value without converting the values before
+ * it, a .npy file is read with one seek and read, a literal is parsed whole
+ * and cut. In the arena. */
+static inline int64_t *rt_input_block(const rt_decls *d, const rt_args *a, int k, const rt_shape *s, int64_t lo,
+                                      int64_t hi) {
+  if (s->kind != RT_VEC) return rt_input_words(d, a, k, s);
+  if (lo < 0 || hi < lo || hi > s->len)
+    rt_error(NULL, "input '%s': the block [%" PRId64 ", %" PRId64 ") is not inside [0, %" PRId64 ")", d->inputs[k],
+             lo, hi, s->len);
+  const char *value = rt_input_value(d, a, k);
+  int64_t per = rt_shape_words(s->a), words;
+  if (__builtin_mul_overflow(hi - lo, per, &words) || __builtin_add_overflow(words, 2, &words)) rt_out_of_memory();
+  int64_t *w = rt_array(words, 8);
+  w[0] = hi - lo;
+  if (!value) {
+    rt_random_block(a->seed, k, s, lo, hi, w + 1);
+  } else if (rt_is_literal(value)) {
+    size_t mark = rt_mark();
+    int64_t *whole = rt_input_words(d, a, k, s);
+    memcpy(w + 1, whole + 1 + lo * per, (size_t)((hi - lo) * per) * 8);
+    rt_release(mark);
+  } else if (rt_is_npy(value)) {
+    rt_npy_file f;
+    rt_npy_open(d->inputs[k], value, s, &f);
+    rt_npy_load(d->inputs[k], value, &f, s, lo, hi, w);
+  } else {
+    rt_text_block(d->inputs[k], value, s, lo, hi, w + 1);
   }
   return w;
 }
