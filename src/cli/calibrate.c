@@ -108,13 +108,14 @@ static CalRun prepare_run(Arena *a, const CalProgram *cp, int size, const Option
   r.opt.defines = (const char **)cp->sizes[size];
   r.opt.ndefines = cp->sizes[size][1] ? 2 : 1;
   int64_t *params = cli_bind_params(a, prog, &r.opt);
+  Plan *pl = cli_plan(a, prog, params, &r.opt, p);
   ExactResult x;
-  exact_cost(a, prog, params, p, &x);
+  exact_cost(a, prog, params, pl, &x);
   r.run = model_run(&x, guess);
   if (recorded)
     r.run.seconds = recorded_seconds(recorded, cp->name, p, size);
   else
-    r.exe = runner_build(a, prog, &r.opt);
+    r.exe = runner_build(a, prog, pl, &r.opt);
   return r;
 }
 

@@ -34,7 +34,8 @@ typedef struct Options {
   int rounds;              // --rounds R (sweep --measure; 0: not given)
   const char *backend;     // --backend threads|mpi
   bool profile;            // --profile (run)
-  const char *output;      // -o FILE
+  const char *output;      // -o FILE, --output FILE
+  const char *plan;        // --plan paper|best[,SETTING...] (NULL: best)
   const char *effort;      // --quick or --long (probe), NULL for the default
   const char *refit;       // --refit FILE.json (probe): refit its recorded calibration runs
 } Options;
@@ -62,6 +63,11 @@ int cli_cores(void);
 // to the running vecbsp executable; fatal if it is missing.
 char *cli_tool_path(Arena *a, const char *name);
 
+// plan.c: the plan of prog for p processes and these params (NULL: not
+// bound, the planner's default guess) as --plan asks: the papers' template
+// or the planner's best for the machine of opt, within --plan's settings.
+Plan *cli_plan(Arena *a, Program *prog, const int64_t *params, const Options *opt, int p);
+
 // Writes text to path atomically (a temporary file renamed into place), so
 // a failure never leaves a half-written file.
 void cli_write_file(const char *path, const char *text);
@@ -83,7 +89,7 @@ typedef struct RunOutcome {
 
 // The executable of prog for opt->backend (and opt->profile): generated,
 // compiled by bspcc -O2 into the cache, or found there.
-char *runner_build(Arena *a, Program *prog, const Options *opt);
+char *runner_build(Arena *a, Program *prog, const Plan *pl, const Options *opt);
 // Runs exe on p processes with opt's -D, --input, --random and --repeat;
 // a failing program's error is reported and ends vecbsp (status 1).
 RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p);

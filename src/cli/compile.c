@@ -4,6 +4,7 @@
 #include "codegen/codegen.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int cmd_compile(int argc, char **argv) {
   Options opt;
@@ -11,7 +12,8 @@ int cmd_compile(int argc, char **argv) {
   if (opt.nfiles != 1) fatal("compile expects one program file");
   Arena *a = arena_new();
   Program *prog = cli_load_program(a, opt.files[0], NULL);
-  char *text = codegen_program(lower_program(prog));
+  const int64_t *params = opt.ndefines ? cli_bind_params(a, prog, &opt) : NULL;
+  char *text = codegen_program(lower_program(prog), cli_plan(a, prog, params, &opt, opt.p ? opt.p : cli_cores()));
   if (opt.output)
     cli_write_file(opt.output, text);
   else

@@ -81,6 +81,16 @@ static json_t *step_counts(const CostStep *st) {
   return counts;
 }
 
+// Every process's operations and words sent and received in a superstep,
+// as `run --profile --json` reports the counted ones.
+static json_t *step_procs(const CostStep *st, int p) {
+  json_t *procs = json_array();
+  for (int k = 0; k < p; k++)
+    json_array_append_new(procs, json_pack("{s:I, s:I, s:I}", "w", (json_int_t)st->exact->procs[k].ops, "sent",
+                                           (json_int_t)st->exact->sent[k], "received", (json_int_t)st->exact->recv[k]));
+  return procs;
+}
+
 static void print_json(FILE *out, Arena *a, const Program *prog, const CostRequest *req, const CostResult *r) {
   const Machine *m = &r->machine;
   json_t *params = json_object();
@@ -103,7 +113,10 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
       json_t *step = cost_json_checked(json_pack("{s:o, s:o, s:s, s:s}", "w", cost_json_number(st->w), "h",
                                                  cost_json_number(st->h), "where", pos_text(a, st->where), "what",
                                                  st->what));
-      if (r->model == MODEL_EXACT) json_object_set_new(step, "counts", step_counts(st));
+      if (r->model == MODEL_EXACT) {
+        json_object_set_new(step, "counts", step_counts(st));
+        json_object_set_new(step, "procs", step_procs(st, m->p));
+      }
       if (r->calibrated) json_object_set_new(step, "seconds", cost_json_number(st->seconds));
       json_array_append_new(steps, step);
     }

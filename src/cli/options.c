@@ -122,8 +122,10 @@ void cli_parse_options(int argc, char **argv, Options *opt) {
       opt->effort = a;
     } else if (is_flag(a, "--refit")) {
       opt->refit = flag_value(argc, argv, &i, "--refit");
-    } else if (is_flag(a, "-o")) {
-      opt->output = flag_value(argc, argv, &i, "-o");
+    } else if (is_flag(a, "-o") || is_flag(a, "--output")) {
+      opt->output = flag_value(argc, argv, &i, a[1] == 'o' ? "-o" : "--output");
+    } else if (is_flag(a, "--plan")) {
+      opt->plan = flag_value(argc, argv, &i, "--plan");
     } else {
       fatal("unknown option '%s' for '%s' (see vecbsp --help)", a, argv[0]);
     }

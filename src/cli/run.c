@@ -68,9 +68,10 @@ int cmd_run(int argc, char **argv) {
   if (!opt.backend) opt.backend = "threads";
   Arena *a = arena_new();
   Program *prog = cli_load_program(a, opt.files[0], NULL);
-  cost_shape_check(prog, cli_bind_params(a, prog, &opt));  // the static shape errors eval reports
+  int64_t *params = cli_bind_params(a, prog, &opt);
+  cost_shape_check(prog, params);  // the static shape errors eval reports
   int p = opt.p ? opt.p : cli_cores();
-  RunOutcome o = runner_execute(a, runner_build(a, prog, &opt), &opt, p);
+  RunOutcome o = runner_execute(a, runner_build(a, prog, cli_plan(a, prog, params, &opt, p), &opt), &opt, p);
   if (opt.json)
     print_json(&o, &opt, p);
   else

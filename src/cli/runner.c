@@ -217,7 +217,7 @@ static double median_over(json_t *all, size_t step, size_t per, int reps, int pi
 // (the same in every repetition), the median of its times over the
 // repetitions (the first, cold, can take several times as long) and the
 // median of each process's work in it (its time before the barrier).
-enum { SETUP_STEPS = 2 };
+enum { SETUP_STEPS = 3 };
 static bool read_profile(const char *path, int reps, RunOutcome *o) {
   json_error_t err;
   json_t *root = json_load_file(path, 0, &err);
@@ -232,14 +232,17 @@ static bool read_profile(const char *path, int reps, RunOutcome *o) {
   if (!scratch) fatal("out of memory");
   o->steps = json_array();
   for (size_t k = SETUP_STEPS; k < SETUP_STEPS + per; k++) {
-    json_t *s = json_array_get(all, k), *work = json_array();
-    int p = (int)json_array_size(json_object_get(s, "procs"));
-    for (int pid = 0; pid < p; pid++)
-      json_array_append_new(work, json_real(median_over(all, k, per, reps, pid, "work_seconds", scratch)));
-    json_array_append_new(o->steps, json_pack("{s:I, s:I, s:f, s:o}", "w", max_ops(json_object_get(s, "procs")),
+    json_t *s = json_array_get(all, k), *work = json_array(), *procs = json_array(), *c;
+    size_t pid;
+    json_array_foreach(json_object_get(s, "procs"), pid, c) {
+      json_array_append_new(work, json_real(median_over(all, k, per, reps, (int)pid, "work_seconds", scratch)));
+      json_array_append_new(procs, json_pack("{s:O, s:O, s:O}", "w", json_object_get(c, "ops"), "sent",
+                                             json_object_get(c, "words_sent"), "received", json_object_get(c, "words_received")));
+    }
+    json_array_append_new(o->steps, json_pack("{s:I, s:I, s:f, s:o, s:o}", "w", max_ops(json_object_get(s, "procs")),
                                               "h", json_integer_value(json_object_get(s, "h_words")),
                                               "seconds", median_over(all, k, per, reps, -1, "seconds", scratch),
-                                              "work_seconds", work));
+                                              "work_seconds", work, "procs", procs));
   }
   free(scratch);
   json_decref(root);
@@ -320,8 +323,8 @@ RunOutcome runner_measure(Arena *a, const char *exe, const Options *opt, int p) 
   return execute(a, exe, &more, p, true);
 }
 
-char *runner_build(Arena *a, Program *prog, const Options *opt) {
-  char *text = codegen_program(lower_program(prog));
+char *runner_build(Arena *a, Program *prog, const Plan *pl, const Options *opt) {
+  char *text = codegen_program(lower_program(prog), pl);
   char *exe = build(a, text, opt);
   free(text);
   return exe;

@@ -31,6 +31,7 @@ typedef struct Sample {
   double measured;       // --measure: seconds, the fastest round's median of the runs
   double measured_min;   // --measure: fastest run
   double *round_medians; // --measure: each round's median (--rounds of them)
+  const Plan *plan;      // the plan predicted (and measured)
 } Sample;
 
 typedef struct Sweep {
@@ -134,8 +135,10 @@ static void predict(Sweep *sw) {
       req.machine.p = point_p(sw, i);
       Options o = point_options(sw, a, i);
       req.params = cli_bind_params(a, sw->progs[j], &o);
+      req.plan = cost_plan(sw->progs[j], req.params, &req.machine, sw->opt.plan, false);
       CostResult r = cost_analyse(a, &req);
-      sw->samples[i * sw->nprogs + j] = (Sample){.W = r.W, .H = r.H, .S = r.S, .ops = r.ops, .predicted = r.seconds};
+      sw->samples[i * sw->nprogs + j] =
+          (Sample){.W = r.W, .H = r.H, .S = r.S, .ops = r.ops, .predicted = r.seconds, .plan = req.plan};
       arena_free(a);
     }
 }
@@ -158,8 +161,9 @@ static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw-
 static void measure(Sweep *sw) {
   int rounds = sw->opt.rounds, p = 1;
   Arena *a = arena_new();
-  char **exe = arena_calloc(a, (size_t)sw->nprogs, sizeof *exe);
-  for (int j = 0; j < sw->nprogs; j++) exe[j] = runner_build(a, sw->progs[j], &sw->opt);
+  char **exe = arena_calloc(a, (size_t)(sw->npoints * sw->nprogs), sizeof *exe);
+  for (int64_t k = 0; k < sw->npoints * sw->nprogs; k++)
+    exe[k] = runner_build(a, sw->progs[k % sw->nprogs], sw->samples[k].plan, &sw->opt);
   for (int64_t i = 0; i < sw->npoints; i++) p = point_p(sw, i) > p ? point_p(sw, i) : p;
   json_t *steadiness = json_array();
   json_array_append_new(steadiness, steady_measure(a, sw->opt.backend, p, STEADINESS_SECONDS));
@@ -169,7 +173,7 @@ static void measure(Sweep *sw) {
       Arena *point = arena_new();
       Options o = point_options(sw, point, i);
       for (int j = 0; j < sw->nprogs; j++) {
-        RunOutcome r = runner_measure(point, exe[j], &o, point_p(sw, i));
+        RunOutcome r = runner_measure(point, exe[i * sw->nprogs + j], &o, point_p(sw, i));
         Sample *s = sample(sw, i, j);
         medians[(i * sw->nprogs + j) * rounds + round] = r.median;
         s->measured_min = round == 0 ? r.min : fmin(s->measured_min, r.min);

@@ -6,7 +6,8 @@
 
 #include "ir/ir.h"
 
-// The C program that runs ir as its plan says (malloc'ed text).
-char *codegen_program(IrProgram *ir);
+// The C program that runs ir as the plan pl says (malloc'ed text). It is
+// correct at any number of processes; pl->p is what it was planned for.
+char *codegen_program(IrProgram *ir, const Plan *pl);
 
 #endif

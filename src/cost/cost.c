@@ -150,7 +150,7 @@ void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool b
 // A superstep as the analysis reports it: with a calibrated machine, the
 // busiest process's local time, then its h-relation and barrier.
 static CostStep exact_step(const Calibration *cal, const ExactStep *st, int p, bool barrier, MemoryShares shares) {
-  CostStep s = {.w = (double)st->w, .h = (double)st->h, .where = st->where, .what = st->what};
+  CostStep s = {.w = (double)st->w, .h = (double)st->h, .where = st->where, .what = st->what, .exact = st};
   cost_step_counts(cal, st, p, barrier, shares, s.count);
   if (cal->present) s.seconds = calibration_predict(cal->unit, s.count);
   return s;
@@ -159,10 +159,11 @@ static CostStep exact_step(const Calibration *cal, const ExactStep *st, int p, b
 // The exact model's supersteps as the analysis reports them.
 static CostResult exact_result(Arena *arena, const CostRequest *req) {
   cost_shape_check(req->prog, req->params);
+  const Plan *pl = req->plan ? req->plan : cost_plan(req->prog, req->params, &req->machine, req->plan_spec, false);
   ExactResult x;
-  exact_cost(arena, req->prog, req->params, req->machine.p, &x);
+  exact_cost(arena, req->prog, req->params, pl, &x);
   CostResult r = {.model = MODEL_EXACT, .machine = req->machine, .nsteps = x.nsteps, .steps_truncated = x.truncated,
-                  .W = (double)x.W, .H = (double)x.H, .S = (double)x.S, .shapes = x.shapes};
+                  .W = (double)x.W, .H = (double)x.H, .S = (double)x.S, .shapes = x.shapes, .plan = pl};
   r.steps = arena_calloc(arena, (size_t)x.nsteps + 1, sizeof *r.steps);
   const Calibration *cal = &req->machine.cal;
   r.footprint_bytes = 8 * x.footprint;

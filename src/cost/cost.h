@@ -24,6 +24,7 @@ typedef struct CostStep {
   // Exact model only:
   double count[CAL_TERMS];  // its calibration counts (cost_step_counts)
   double seconds;           // its time with the calibrated machine (0 if not calibrated)
+  const struct ExactStep *exact;  // every process's counts
 } CostStep;
 
 typedef struct CostRequest {
@@ -33,6 +34,9 @@ typedef struct CostRequest {
   bool closed_form;       // --symbolic: W, H, S as expressions (paper model only)
   CostModel model;        // exact or paper
   Machine machine;        // p, g, l, s and the paper constants
+  const Plan *plan;       // the exact model: the plan it predicts (NULL: chosen by cost_plan with
+                          // plan_spec for the machine)
+  const char *plan_spec;  // --plan (NULL: best)
 } CostRequest;
 
 typedef struct CostResult {
@@ -52,6 +56,7 @@ typedef struct CostResult {
   int64_t shapes;           // distinct shapes built (the analysis' memory)
   double footprint_bytes;   // exact model: the memory one run touches
   double memory_share;      // exact model: the share of its memory traffic charged at memory rates
+  const Plan *plan;         // exact model: the plan predicted
 } CostResult;
 
 //
@@ -113,7 +118,7 @@ enum { EXACT_STEPS_LISTED = 100000 };
 // Predicts prog into out, building the shapes and out's supersteps in a
 // (prog's IR is lowered and planned once, in its own arena). Assumes the
 // program passes cost_shape_check; limits are diagnostics (error_at).
-void exact_cost(Arena *a, Program *prog, const int64_t *params, int p, ExactResult *out);
+void exact_cost(Arena *a, Program *prog, const int64_t *params, const Plan *pl, ExactResult *out);
 
 
 //
@@ -143,6 +148,12 @@ double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, Me
 void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool barrier, MemoryShares shares,
                       double count[CAL_TERMS]);
 
+
+// planner.c: the plan of prog for the machine m (its p) and these params,
+// as spec (--plan) asks: the papers' template ("paper") or the planner's
+// choice ("best"), within spec's settings; block_result lets main's value
+// stay distributed (written by blocks). Errors in spec are fatal.
+Plan *cost_plan(Program *prog, const int64_t *params, const Machine *m, const char *spec, bool block_result);
 
 // Predicts the cost of req->prog. Errors (shape errors, constructs with no
 // closed form, limits) are diagnostics through error_at/fatal.

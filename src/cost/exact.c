@@ -46,7 +46,8 @@ typedef struct Mark {
 } Mark;
 
 typedef struct Ex {
-  IrProgram *ir;          // the program and its plan
+  IrProgram *ir;          // the program
+  const Plan *pl;         // its plan
   Shapes sh;              // the shapes built
   const int64_t *params;  // by param index
   int p;                  // processes
@@ -54,7 +55,7 @@ typedef struct Ex {
   IrVar ***free;          // by node id: free variables of a skeleton's or iter's body
   int *nfree;             // by node id: how many, plus one (0: not found yet)
   int *stamp;             // by var id: scratch marks for finding free variables
-  signed char *top;       // by node id: 1 if it holds a parallel application, -1 if not, 0 unknown
+  Shape **pre;            // by node id: the value of a top-level node computed already
   Memo memo;              // applications
   Counts *open;           // by pid: counts of the open superstep
   Counts *next;           // by pid: what a receiver does after the barrier (unpacking)
@@ -437,23 +438,9 @@ static Shape *cond(Ex *x, Ir *e) {
 
 // Does e hold a parallel application (so that it must run at top level,
 // closing supersteps, rather than be memoised)?
-static bool holds_top(Ex *x, Ir *e) {
-  if (!e) return false;
-  if (x->top[e->id]) return x->top[e->id] > 0;
-  bool top = ir_is_skeleton(e->kind) && e->mode == MODE_TOP;
-  Ir *kids[] = {e->a, e->b, e->c, e->body};
-  for (int i = 0; i < 4 && !top; i++) top = holds_top(x, kids[i]);
-  for (int i = 0; i < e->nelems && !top; i++) top = holds_top(x, e->elems[i]);
-  x->top[e->id] = top ? 1 : -1;
-  return top;
-}
-
-static Shape *iter_top(Ex *x, Ir *e, Shape *acc, int64_t k);
-
 static Shape *iter(Ex *x, Ir *e) {
   Shape *acc = ev(x, e->a);
   int64_t k = ev(x, e->b)->n.k;
-  if (holds_top(x, e->body)) return iter_top(x, e, acc, k);
   x->now->elems += k;
   count_carried(x->now, e->carried, k);
   Shape *env = env_key(x, e);
@@ -542,9 +529,10 @@ static Shape *entry(Ex *x, Ir *e) {
   return len(v) ? shape_erase(&x->sh, shape_elem(v, 0)) : shape_unit(&x->sh);
 }
 
-static Shape *region(Ex *x, Ir *e);
-
+// Sequential evaluation on one process: everything but the top level's
+// regions (top-level nodes computed already are taken as they are).
 static Shape *ev(Ex *x, Ir *e) {
+  if (x->pre[e->id]) return x->pre[e->id];
   switch (e->kind) {
   case IR_INT: case IR_BOOL: return size(x, e->ival);
   case IR_FLOAT: return shape_unit(&x->sh);
@@ -591,7 +579,9 @@ static Shape *ev(Ex *x, Ir *e) {
     return shape_vec(&x->sh, sz_of(n > 0 ? n : 0), elem);
   }
   case IR_ITER: return iter(x, e);
-  default: return e->mode == MODE_TOP ? region(x, e) : local_skeleton(x, e);
+  default:
+    if (e->mode == MODE_TOP) error_at(e->pos, "internal error: a parallel application in sequential code");
+    return local_skeleton(x, e);
   }
 }
 
@@ -641,10 +631,9 @@ static void barrier(Ex *x, Pos where, const char *what) {
   list_step(x, s);
 }
 
-// A region's barrier: at p = 1 nothing is sent, so a region runs as one
-// fused pass without any (docs/compiler.md, "Fusion").
-static void region_barrier(Ex *x, Ir *stage, const char *what) {
-  if (x->p > 1) barrier(x, stage->pos, arena_printf(x->sh.arena, "%s: %s", builtin_name(ir_builtin(stage->kind)), what));
+// A region's barrier after one of its stages.
+static void stage_barrier(Ex *x, Ir *stage, const char *what) {
+  barrier(x, stage->pos, arena_printf(x->sh.arena, "%s: %s", builtin_name(ir_builtin(stage->kind)), what));
 }
 
 // Is a value of type t and shape s packed into a buffer before it is sent
@@ -713,8 +702,8 @@ static Mark mark(Ex *x) {
 }
 
 // What happened since m happens times more: the iterations of a top-level
-// iter in its steady state. Only process 0's open work grows, or the
-// supersteps closed since m are listed again (the open state stays).
+// iter in its steady state. Only the open work grows, or the supersteps
+// closed since m are listed again (the open state stays).
 static void repeat(Ex *x, Mark m, int64_t times) {
   if (x->closed == m.closed) {
     for (int k = 0; k < x->p; k++) {
@@ -735,35 +724,195 @@ static void repeat(Ex *x, Mark m, int64_t times) {
   x->H = add(m.H, mul(dH, add(times, 1)));
 }
 
-// iter at top level: k applications of its body there; once three inputs
-// in a row are the same shape the iterations are in a steady state.
-static Shape *iter_top(Ex *x, Ir *e, Shape *acc, int64_t k) {
-  Shape *prev1 = NULL, *prev2 = NULL;
-  Mark last = mark(x);
-  for (int64_t i = 0; i < k; i++) {
-    if (acc == prev1 && acc == prev2) {
-      repeat(x, last, k - i);
-      break;
+//
+// Layouts (src/ir/layout.c): conversions between them, and sequential
+// parts on process 0 or on every process.
+//
+
+// Counts c on the processes where a value in layout `at` is computed.
+static void count_where(Ex *x, Layout at, const Counts *c) {
+  for (int k = 0; k < (at == LAY_ROOT ? 1 : x->p); k++) counts_add(&x->open[k], c, 1);
+}
+
+// Sends the messages converting v (type t) by pattern xch.
+static void conversion_send(Ex *x, Type *t, Shape *v, Exchange xch, bool in_place) {
+  int64_t n = t->kind == T_VEC ? len(v) : 1;
+  for (int from = 0; from < x->p; from++)
+    for (int to = 0; to < x->p; to++) {
+      if (!range_sends(xch, n, x->p, from, to, 0)) continue;
+      int64_t lo, hi;
+      range_exchange(xch, n, x->p, from, to, 0, &lo, &hi);
+      if (xch == XCH_BCAST) value_message(x, from, to, t, v, in_place);
+      else block_message(x, from, to, t, slice(x, v, lo, hi), in_place || xch != XCH_SCATTER ? in_place : false);
     }
-    Mark before = mark(x);
-    x->now->elems++;
-    x->env[e->x->id] = acc;
-    Shape *next = ev(x, e->body);
-    prev2 = prev1, prev1 = acc, acc = next, last = before;
+}
+
+// After the barrier: a gather copies each process's own block in.
+static void conversion_receive(Ex *x, Type *t, Shape *v, Exchange xch) {
+  if (xch != XCH_GATHER && xch != XCH_ALLGATHER) return;
+  for (int k = 0; k < (xch == XCH_GATHER ? 1 : x->p); k++) {
+    int64_t own = array_words(t, range_lo(len(v), x->p, k + 1) - range_lo(len(v), x->p, k));
+    x->open[k].loads = add(x->open[k].loads, own);
+    x->open[k].stores = add(x->open[k].stores, own);
   }
-  return acc;
+}
+
+// v converted on its own, as a consumer needs it: one superstep when
+// something is sent.
+static void convert(Ex *x, Ir *e, Shape *v, Layout from, Layout to) {
+  Exchange xch = plan_conversion(from, to);
+  if (xch == XCH_COUNT || x->p == 1) return;
+  conversion_send(x, e->ty, v, xch, false);
+  barrier(x, e->pos, arena_printf(x->sh.arena, "%s to %s", plan_layout_name(from), plan_layout_name(to)));
+  conversion_receive(x, e->ty, v, xch);
+}
+
+static Shape *top(Ex *x, Ir *e);
+
+static Shape *deliver(Ex *x, Ir *e) {
+  Shape *v = top(x, e);
+  convert(x, e, v, x->pl->have[e->id], x->pl->need[e->id]);
+  return v;
+}
+
+// e's own computation, its operands computed already (x->pre), where its
+// value lives.
+static Shape *placed(Ex *x, Ir *e, Layout at) {
+  Counts c;
+  Counts *saved = tally(x, &c);
+  Shape *v = ev(x, e);
+  x->now = saved;
+  count_where(x, at, &c);
+  return v;
+}
+
+// Converts the top-level references of a part that runs elsewhere.
+static void deliver_references(Ex *x, Ir *e) {
+  if (e->kind == IR_VAR || e->kind == IR_INPUT) {
+    Layout from = x->pl->have[e->id], to = x->pl->need[e->id];
+    if (to != LAY_NONE && from != to && (e->kind == IR_INPUT || x->pl->var[e->var->id] != LAY_NONE))
+      convert(x, e, ev(x, e), from, to);
+    return;
+  }
+  Ir *kids[ir_max_kids(e)];
+  int n = ir_kids(e, kids);
+  for (int i = 0; i < n; i++) deliver_references(x, kids[i]);
+}
+
+static Shape *part(Ex *x, Ir *e) {
+  if (e->kind == IR_VAR || e->kind == IR_INPUT) return ev(x, e);
+  deliver_references(x, e);
+  return placed(x, e, x->pl->have[e->id]);
 }
 
 //
-// Regions, as codegen.c runs them (docs/compiler.md, "Execution").
+// Regions, step by step (src/ir/steps.c), as region.c runs them.
 //
 
-static int64_t lo_of(Ex *x, int64_t n, int k) { return plan_block_start(n, x->p, k); }
-
-static bool empty_block(Ex *x, int64_t n, int k) { return lo_of(x, n, k) == lo_of(x, n, k + 1); }
+// A region running: each working process's block (alone: the whole, on
+// process 0 or on all) and what its steps leave for the next.
+typedef struct Run {
+  Region *r;
+  const RegionChoice *c;
+  int procs;            // processes working: 1 (alone on process 0) or p
+  bool alone;
+  int64_t n;            // the argument's length
+  Shape **blk, **blk2;  // by process: its block (of pair_map's second vector too)
+  Shape **operand;      // by stage: c_prod's operand
+  Shape **env;          // by stage: its function's free variables
+  Shape **partial;      // by process: a fold's partial result (NULL: none)
+  Shape ***scan;        // by stage, by process: the stored local prefix
+  Shape ***total;       // by stage, by process: the block total (NULL: none)
+  Shape ***offset;      // by stage, by process: the lower blocks' total (NULL: none)
+  bool placed;          // the last pass stored the result block in the gathered result
+} Run;
 
 // Counting on process k.
 static void on(Ex *x, int k) { x->now = &x->open[k]; }
+
+static Type *elem_type(Ir *stage) { return stage->kind == IR_FOLD ? stage->ty : stage->ty->a; }
+
+// A prefix run again from the lower blocks' total (when there is one).
+static Shape *prefix_seeded(Ex *x, Ir *f, Shape *env, Shape *seed, Shape *v) {
+  if (!seed || !len(v)) return prefix_vec(x, f, env, v);
+  Shape *first = apply(x, f, env, seed, shape_elem(v, 0), 1);
+  Shape **out = arena_calloc(x->sh.arena, (size_t)len(v) + 1, sizeof *out);
+  out[0] = first;
+  for (int64_t i = 1; i < len(v); i++) out[i] = apply(x, f, env, out[i - 1], shape_elem(v, i), 1);
+  return shape_vector(&x->sh, out, len(v));
+}
+
+// The elements of a pass's last generator on process k, made stage by
+// stage from its source; counts the source's loads.
+static Shape *pass_elements(Ex *x, Run *u, const Step *s, int last, int k) {
+  Region *r = u->r;
+  int st = s->from;
+  Shape *cur;
+  if (s->src == SRC_OFFSET) {  // the stored local prefix, the lower total applied
+    cur = u->scan[st][k];
+    x->now->loads = add(x->now->loads, mul(slot(r->stages[st]->ty->a), len(cur)));
+    if (u->offset[st][k]) cur = map_vec(x, r->stages[st], u->env[st], shape_vec(&x->sh, cur->n, u->offset[st][k]), cur);
+    st++;
+  } else {
+    cur = u->blk[k];
+    Type *t = st == 0 && s->src == SRC_BLOCK ? (r->first->kind == IR_PAIR_MAP ? r->first->a->ty : plan_chain_arg(r->first)->ty)
+                                              : r->stages[st - 1 >= 0 ? st - 1 : 0]->ty;
+    x->now->loads = add(x->now->loads, array_words(t, len(cur)));
+    if (st == 0 && r->first->kind == IR_PAIR_MAP) x->now->loads = add(x->now->loads, array_words(r->first->b->ty, len(u->blk2[k])));
+  }
+  for (; st <= last; st++) {
+    Ir *g = r->stages[st];
+    if (g->kind == IR_PREFIX) cur = prefix_seeded(x, g, u->env[st], (s->seeded >> st & 1) ? u->offset[st][k] : NULL, followable(x, cur));
+    else cur = map_vec(x, g, u->env[st], cur, g->kind == IR_PAIR_MAP ? u->blk2[k] : NULL);
+  }
+  return cur;
+}
+
+// A pass on process k: its loop over the block, its generators and its sink.
+static void run_pass(Ex *x, Run *u, const Step *s, const Step *next, int k) {
+  Region *r = u->r;
+  Ir *sink = r->stages[s->to];
+  on(x, k);
+  int64_t n = len(u->blk[k]);
+  if (s->src == SRC_OFFSET) n = len(u->scan[s->from][k]);
+  x->now->elems = add(x->now->elems, n);
+  int carried[LAT_CLASSES];
+  plan_pass_carried(r, s, carried);
+  bool laned = range_laned(s->lanes, n);
+  count_carried(x->now, carried, laned ? (n - 1) / s->lanes + s->lanes - 1 : n - 1);
+  Shape *cur = pass_elements(x, u, s, s->sink == SINK_STORE ? s->to : s->to - 1, k);
+  Shape *env = u->env[s->to];
+  switch (s->sink) {
+  case SINK_STORE:
+    x->now->stores = add(x->now->stores, array_words(sink->ty, len(cur)));
+    u->blk[k] = cur;
+    u->placed = next && next->kind == STEP_GATHER;
+    return;
+  case SINK_CPROD:
+    x->now->loads = add(x->now->loads, mul(len(cur), array_words(sink->a->ty, len(u->operand[s->to]))));
+    x->now->stores = add(x->now->stores, mul(len(cur), add(2, array_words(sink->ty->a, len(u->operand[s->to])))));
+    u->blk[k] = c_prod_vec(x, sink, env, u->operand[s->to], cur);
+    u->placed = false;
+    return;
+  case SINK_SCAN:
+    cur = prefix_vec(x, sink, env, followable(x, cur));
+    x->now->stores = add(x->now->stores, mul(slot(sink->ty->a), len(cur)));
+    u->scan[s->to][k] = cur;
+    u->total[s->to][k] = len(cur) ? shape_elem(cur, len(cur) - 1) : NULL;
+    return;
+  case SINK_FOLD: case SINK_REDUCE: {
+    cur = followable(x, cur);
+    Shape *acc = NULL;
+    if (len(cur)) {
+      first_element(x, sink, shape_elem(cur, 0));
+      acc = fold_vec(x, sink, env, shape_elem(cur, 0), cur, 1);
+    }
+    if (s->sink == SINK_FOLD) u->partial[k] = acc;
+    else u->total[s->to][k] = acc;
+    return;
+  }
+  }
+}
 
 // A step of a fold at process 0 on a received partial: its body reads the
 // partial from the message's vector and stores a new result, whatever it
@@ -772,8 +921,8 @@ static Shape *combine(Ex *x, Ir *e, Shape *env, Shape *acc, Shape *part) {
   Counts c;
   Counts *saved = tally(x, &c);
   Shape *r = apply(x, e, env, acc, part, 1);
-  if (e->fuses_element) c.loads += array_words(e->ty, len(part));
-  if (e->body->in_place) {
+  if (e->kind == IR_FOLD && e->fuses_element) c.loads += array_words(e->ty, len(part));
+  if (e->kind == IR_FOLD && e->body->in_place) {
     int64_t words = array_words(e->ty, len(part));
     c.acc_loads -= words, c.loads += words, c.stores += words;
   }
@@ -781,54 +930,99 @@ static Shape *combine(Ex *x, Ir *e, Shape *env, Shape *acc, Shape *part) {
   return r;
 }
 
-// fold: partials to process 0, which folds them in pid order.
-static Shape *stage_fold(Ex *x, Ir *e, Shape *env, Shape **blk) {
-  Shape **part = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *part);
-  for (int k = 0; k < x->p; k++) {
-    if (!len(blk[k])) continue;
-    on(x, k);
-    if (x->p > 1) count_carried(x->now, e->carried, len(blk[k]) - 1);
-    first_element(x, e, shape_elem(blk[k], 0));
-    part[k] = fold_vec(x, e, env, shape_elem(blk[k], 0), followable(x, blk[k]), 1);
-    value_message(x, k, 0, e->ty, part[k], false);
-  }
-  region_barrier(x, e, "partial results");
-  on(x, 0);
-  Shape *acc = NULL;
-  for (int k = 0; k < x->p; k++) {
-    if (!part[k]) continue;
+// Combines into acc the values from the processes q in [from, to) that x
+// sends process k, in order.
+static Shape *combine_received(Ex *x, Run *u, Ir *stage, Exchange xch, int round, Shape **value, int k, int from, int to,
+                               Shape *acc) {
+  for (int q = from; q < to; q++) {
+    if (!range_sends(xch, u->n, x->p, q, k, round)) continue;
     if (acc) x->now->elems++;
-    acc = acc ? combine(x, e, env, acc, part[k]) : part[k];
+    acc = acc ? combine(x, stage, u->env[stage->stage], acc, value[q]) : value[q];
   }
-  return acc ? acc : shape_unit(&x->sh);
+  return acc;
 }
 
-// prefix: pass 1 stores the local prefix; block totals go to the higher
-// processes, which combine them and apply them in pass 2.
-static void stage_prefix(Ex *x, Ir *e, Shape *env, Shape **blk, int64_t n) {
-  int64_t words = x->p > 1 ? slot(e->ty->a) : 0;  // alone, the prefix is a generator
-  for (int k = 0; k < x->p; k++) {
-    on(x, k);
-    if (x->p > 1) count_carried(x->now, e->carried, len(blk[k]) - 1);
-    blk[k] = prefix_vec(x, e, env, followable(x, blk[k]));
-    x->now->stores = add(x->now->stores, mul(words, len(blk[k])));
-    x->now->loads = add(x->now->loads, mul(words, len(blk[k])));
-    for (int q = k + 1; q < x->p && len(blk[k]); q++)
-      if (!empty_block(x, n, q)) value_message(x, k, q, e->ty->a, shape_elem(blk[k], len(blk[k]) - 1), false);
-  }
-  region_barrier(x, e, "block totals");
-  // Downwards, so that the lower blocks still hold their local prefixes.
-  for (int k = x->p - 1; k > 0; k--) {
-    if (!len(blk[k])) continue;
-    on(x, k);
-    Shape *acc = NULL;
-    for (int q = 0; q < k; q++) {
-      if (!len(blk[q])) continue;
-      Shape *total = shape_elem(blk[q], len(blk[q]) - 1);
-      if (acc) x->now->elems++;
-      acc = acc ? apply(x, e, env, acc, total, 1) : total;
+static void send_values(Ex *x, Run *u, Ir *stage, Exchange xch, int round, Shape **value) {
+  for (int from = 0; from < x->p; from++)
+    for (int to = 0; to < x->p; to++)
+      if (value[from] && range_sends(xch, u->n, x->p, from, to, round)) value_message(x, from, to, elem_type(stage), value[from], false);
+}
+
+// A fold's tree: in each round what a process holds goes down and is
+// combined after the receiver's own.
+static void tree_rounds(Ex *x, Run *u, Ir *stage) {
+  for (int round = 0; round < range_tree_rounds(x->p); round++) {
+    send_values(x, u, stage, XCH_TREE, round, u->partial);
+    stage_barrier(x, stage, arena_printf(x->sh.arena, "tree round %d", round + 1));
+    Shape **before = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *before);
+    memcpy(before, u->partial, (size_t)x->p * sizeof *before);
+    for (int k = 0; k < x->p; k++) {
+      on(x, k);
+      u->partial[k] = combine_received(x, u, stage, XCH_TREE, round, before, k, 0, x->p, before[k]);
     }
-    if (acc) blk[k] = map_vec(x, e, env, shape_vec(&x->sh, blk[k]->n, acc), blk[k]);
+  }
+}
+
+static void run_exchange(Ex *x, Run *u, const Step *s) {
+  Ir *stage = u->r->stages[s->to];
+  switch (s->xch) {
+  case XCH_TOTALS:
+    send_values(x, u, stage, s->xch, 0, u->total[s->to]);
+    stage_barrier(x, stage, "block totals");
+    return;
+  case XCH_TREE: tree_rounds(x, u, stage); return;
+  case XCH_INITS: case XCH_TAILS: {
+    Shape *all = NULL;  // the whole argument, to slice the parts sent
+    Shape **parts = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *parts);
+    for (int k = 0; k < x->p; k++) parts[k] = u->blk[k];
+    (void)all;
+    for (int from = 0; from < x->p; from++)
+      for (int to = 0; to < x->p; to++) {
+        int64_t lo, hi;
+        range_exchange(s->xch, u->n, x->p, from, to, 0, &lo, &hi);
+        if (lo >= hi) continue;
+        int64_t base = range_lo(u->n, x->p, from);
+        Shape *part = slice(x, parts[from], lo - base, hi - base);
+        send_words(x, from, to, shape_message_words(&x->sh, part, 0, len(part)), packed(stage->a->ty, part), false);
+      }
+    stage_barrier(x, stage, "exchange");
+    return;
+  }
+  default:  // a fold's partials
+    send_values(x, u, stage, s->xch, 0, u->partial);
+    stage_barrier(x, stage, "partial results");
+    return;
+  }
+}
+
+static void run_combine(Ex *x, Run *u, const Step *s) {
+  Ir *stage = u->r->stages[s->to];
+  switch (s->xch) {
+  case XCH_TOTALS:
+    for (int k = 0; k < x->p; k++) {
+      on(x, k);
+      u->offset[s->to][k] = combine_received(x, u, stage, s->xch, 0, u->total[s->to], k, 0, k, NULL);
+    }
+    return;
+  case XCH_PARTIALS:
+    on(x, 0);
+    u->partial[0] = combine_received(x, u, stage, s->xch, 0, u->partial, 0, 1, x->p, u->partial[0]);
+    return;
+  case XCH_ALLREDUCE: {
+    Shape **parts = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *parts);
+    memcpy(parts, u->partial, (size_t)x->p * sizeof *parts);
+    for (int k = 0; k < x->p; k++) {
+      on(x, k);
+      Shape *acc = combine_received(x, u, stage, s->xch, 0, parts, k, 0, k, NULL);
+      if (parts[k]) {
+        if (acc) x->now->elems++;
+        acc = acc ? combine(x, stage, u->env[s->to], acc, parts[k]) : parts[k];
+      }
+      u->partial[k] = combine_received(x, u, stage, s->xch, 0, parts, k, k + 1, x->p, acc);
+    }
+    return;
+  }
+  default: return;  // the tree combines in its rounds
   }
 }
 
@@ -845,127 +1039,177 @@ static Shape *joined(Ex *x, Shape **blk, int64_t n) {
   if (regular) return shape_vec(&x->sh, sz_of(n), elem ? elem : shape_unit(&x->sh));
   Shape **elems = arena_calloc(x->sh.arena, (size_t)n + 1, sizeof *elems);
   for (int k = 0; k < x->p; k++)
-    for (int64_t i = 0; i < len(blk[k]); i++) elems[lo_of(x, n, k) + i] = shape_elem(blk[k], i);
+    for (int64_t i = 0; i < len(blk[k]); i++) elems[range_lo(n, x->p, k) + i] = shape_elem(blk[k], i);
   return shape_vector(&x->sh, elems, n);
 }
 
-// inits/tails: each process fetches the elements its segments need.
-static void stage_segments(Ex *x, Ir *e, Shape **blk, int64_t n) {
-  bool inits = e->kind == IR_INITS;
-  Shape *all = joined(x, blk, n);
-  for (int q = 0; q < x->p; q++) {  // q sends to k
-    int64_t lo = lo_of(x, n, q), hi = lo_of(x, n, q + 1);
-    for (int k = 0; k < x->p && hi > lo; k++) {
-      int64_t need = inits ? 0 : n - lo_of(x, n, k + 1), from = need > lo ? need : lo;
-      if (k != q && !empty_block(x, n, k) && from < hi && (!inits || k > q))
-        send_words(x, q, k, shape_message_words(&x->sh, all, from, hi), packed(e->a->ty, all), false);
+// inits/tails: each process's segments, views of its own part (copied next
+// to the parts received) and of those. Alone: of the whole vector.
+static void run_segments(Ex *x, Run *u, const Step *s) {
+  Ir *stage = u->r->stages[s->to];
+  bool inits = stage->kind == IR_INITS;
+  if (u->alone) {
+    for (int k = 0; k < u->procs; k++) {
+      on(x, k);
+      x->now->stores = add(x->now->stores, 2 * len(u->blk[k]));
+      u->blk[k] = segments(x, inits, u->blk[k], 0, len(u->blk[k]));
     }
+    return;
   }
-  region_barrier(x, e, "exchange");
+  Shape *all = joined(x, u->blk, u->n);
   for (int k = 0; k < x->p; k++) {
-    int64_t lo = lo_of(x, n, k), hi = lo_of(x, n, k + 1), own = array_words(e->a->ty, hi - lo);
+    int64_t lo = range_lo(u->n, x->p, k), hi = range_lo(u->n, x->p, k + 1), base = inits ? 0 : u->n - hi;
+    int64_t own = array_words(stage->a->ty, hi - (lo > base ? lo : base));
     x->open[k].loads += own;  // its own part, copied next to the received ones
     x->open[k].stores += own + 2 * (hi - lo);
-    blk[k] = segments(x, inits, all, lo, hi);
+    u->blk[k] = segments(x, inits, all, lo, hi);
+  }
+  u->placed = false;
+}
+
+// The result's blocks to process 0 (or to all): copied into the result.
+static void run_gather(Ex *x, Run *u, const Step *s) {
+  Type *t = u->r->root->ty;
+  for (int from = 0; from < x->p; from++)
+    for (int to = 0; to < x->p; to++)
+      if (range_sends(s->xch, u->n, x->p, from, to, 0)) block_message(x, from, to, t, u->blk[from], false);
+  stage_barrier(x, u->r->root, "gather");
+  if (u->placed) return;
+  for (int k = 0; k < (s->xch == XCH_GATHER ? 1 : x->p); k++) {  // this process's part copied in
+    int64_t own = array_words(t, len(u->blk[k]));
+    x->open[k].loads += own;
+    x->open[k].stores += own;
   }
 }
 
-// The fetch: process 0 sends each worker the region's data in full and its
-// block of the argument(s); workers read them where they arrived or copy
-// them out, as the plan says.
-static void fetch(Ex *x, Region *r, Shape **operand, Shape *a, Shape *b, Shape **blk, Shape **blk2) {
-  Shape **input = arena_calloc(x->sh.arena, (size_t)r->ninputs + 1, sizeof *input);
-  for (int i = 0; i < r->ninputs; i++) input[i] = ev(x, r->inputs[i]);
-  Type *ta = b ? r->first->a->ty : plan_chain_arg(r->first)->ty, *tb = b ? r->first->b->ty : NULL;
-  int64_t n = len(a);
-  for (int k = 0; k < x->p; k++) {
-    blk[k] = slice(x, a, lo_of(x, n, k), lo_of(x, n, k + 1));
-    if (b) blk2[k] = slice(x, b, lo_of(x, n, k), lo_of(x, n, k + 1));
-    if (k == 0) continue;
-    for (int i = 0; i < r->ncaptured; i++) {
-      Type *t = r->captured[i]->ty;
-      value_message(x, 0, k, t, x->env[r->captured[i]->id], plan_full_in_place(r, t));
+static void run_step(Ex *x, Run *u, const Step *s, const Step *next) {
+  switch (s->kind) {
+  case STEP_FETCH: return;  // counted before (fetch)
+  case STEP_PASS:
+    for (int k = 0; k < u->procs; k++) run_pass(x, u, s, next, k);
+    return;
+  case STEP_EXCHANGE: run_exchange(x, u, s); return;
+  case STEP_COMBINE: run_combine(x, u, s); return;
+  case STEP_SEGMENTS: run_segments(x, u, s); return;
+  case STEP_GATHER: run_gather(x, u, s); return;
+  }
+}
+
+// The fetch: the region's operands converted where it reads them, one
+// barrier for all when something is sent.
+static void fetch(Ex *x, Region *r, Shape **operand, Shape **arg) {
+  FetchItem it[plan_fetch_max(r)];
+  int n = plan_fetch_items(x->pl, r, it);
+  if (!plan_fetch_sends(x->pl, r)) return;
+  Shape **v = arena_calloc(x->sh.arena, (size_t)n + 1, sizeof *v);
+  for (int i = 0; i < n; i++) {
+    switch (it[i].kind) {
+    case FETCH_VAR: v[i] = x->env[r->captured[it[i].index]->id]; break;
+    case FETCH_INPUT: v[i] = from_input(x, x->ir->prog->inputs[r->inputs[it[i].index]->index]->itype); break;
+    case FETCH_OPERAND: v[i] = operand[it[i].index]; break;
+    default: v[i] = arg[it[i].index]; break;
     }
-    for (int i = 0; i < r->ninputs; i++)
-      value_message(x, 0, k, r->inputs[i]->ty, input[i], plan_full_in_place(r, r->inputs[i]->ty));
-    for (int s = 0; s < r->nstages; s++) {
-      Type *t = r->stages[s]->a->ty;
-      if (operand[s]) value_message(x, 0, k, t, operand[s], plan_full_in_place(r, t));
-    }
-    block_message(x, 0, k, ta, blk[k], plan_block_in_place(r, ta));
-    if (b) block_message(x, 0, k, tb, blk2[k], plan_block_in_place(r, tb));
+    if (it[i].xch == XCH_COUNT) continue;
+    bool in_place = it[i].kind == FETCH_ARG ? plan_block_in_place(r, it[i].ty) : plan_full_in_place(r, it[i].ty);
+    conversion_send(x, it[i].ty, v[i], it[i].xch, in_place);
   }
-  region_barrier(x, r->first, "fetch");
+  barrier(x, r->first->pos, arena_printf(x->sh.arena, "%s: fetch", builtin_name(ir_builtin(r->first->kind))));
+  for (int i = 0; i < n; i++)
+    if (it[i].xch != XCH_COUNT) conversion_receive(x, it[i].ty, v[i], it[i].xch);
 }
 
-// Does stage s read its input from an array (the received block, or the
-// result a c_prod, inits or tails stored), rather than from a generator?
-static bool stored_input(Region *r, int s) {
-  if (s == 0) return true;
-  IrKind k = r->stages[s - 1]->kind;
-  return k == IR_C_PROD || k == IR_INITS || k == IR_TAILS;
-}
-
-// Does stage s begin a new loop over the block at p > 1 (its input was
-// stored, or is the second pass of a prefix), or run inside the one before?
-static bool starts_loop(Region *r, int s) { return stored_input(r, s) || r->stages[s - 1]->kind == IR_PREFIX; }
-
-// The gather: each process stores its block of the result once, and every
-// worker sends it to process 0.
-static Shape *gather(Ex *x, Region *r, Shape **blk, int64_t n) {
-  for (int k = 0; k < x->p; k++) {
-    x->open[k].stores += array_words(r->root->ty, len(blk[k]));
-    if (k && len(blk[k])) block_message(x, k, 0, r->root->ty, blk[k], false);  // copied into the result
-  }
-  region_barrier(x, r->root, "gather");
-  on(x, 0);
-  return joined(x, blk, n);
+static Shape ***per_stage(Ex *x, Region *r) {
+  Shape ***t = arena_calloc(x->sh.arena, (size_t)r->nstages + 1, sizeof *t);
+  for (int s = 0; s < r->nstages; s++) t[s] = arena_calloc(x->sh.arena, (size_t)x->p, sizeof **t);
+  return t;
 }
 
 static Shape *region(Ex *x, Ir *e) {
   Region *r = e->region;
-  on(x, 0);
-  Shape **operand = arena_calloc(x->sh.arena, (size_t)r->nstages, sizeof *operand);
+  const RegionChoice *c = &x->pl->region[r->id - 1];
+  Shape **operand = arena_calloc(x->sh.arena, (size_t)r->nstages + 1, sizeof *operand), *arg[2] = {NULL, NULL};
   for (int s = r->nstages - 1; s >= 0; s--)
-    if (r->stages[s]->kind == IR_C_PROD) operand[s] = ev(x, r->stages[s]->a);
-  bool two = r->first->kind == IR_PAIR_MAP;
-  Shape *a = ev(x, two ? r->first->a : plan_chain_arg(r->first)), *b = two ? ev(x, r->first->b) : NULL;
-  int64_t n = len(a);
-  Shape **blk = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *blk);
-  Shape **blk2 = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *blk2);
-  fetch(x, r, operand, a, b, blk, blk2);
-  if (x->p == 1) {  // one fused pass
-    count_carried(&x->open[0], r->carried_alone, n - 1);
-    x->open[0].elems += n;
+    if (r->stages[s]->kind == IR_C_PROD) operand[s] = top(x, r->stages[s]->a);
+  arg[0] = top(x, r->first->kind == IR_PAIR_MAP ? r->first->a : plan_chain_arg(r->first));
+  if (r->first->kind == IR_PAIR_MAP) arg[1] = top(x, r->first->b);
+  fetch(x, r, operand, arg);
+  bool alone = c->alone || x->p == 1;
+  Run u = {.r = r, .c = c, .alone = alone, .n = len(arg[0]), .operand = operand};
+  u.procs = alone && c->out == LAY_ROOT ? 1 : x->p;
+  u.blk = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *u.blk);
+  u.blk2 = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *u.blk2);
+  u.partial = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *u.partial);
+  u.env = arena_calloc(x->sh.arena, (size_t)r->nstages + 1, sizeof *u.env);
+  u.scan = per_stage(x, r), u.total = per_stage(x, r), u.offset = per_stage(x, r);
+  for (int s = 0; s < r->nstages; s++) u.env[s] = r->stages[s]->x ? env_key(x, r->stages[s]) : NULL;
+  for (int k = 0; k < x->p; k++) {
+    u.blk[k] = alone ? arg[0] : slice(x, arg[0], range_lo(u.n, x->p, k), range_lo(u.n, x->p, k + 1));
+    if (arg[1]) u.blk2[k] = alone ? arg[1] : slice(x, arg[1], range_lo(u.n, x->p, k), range_lo(u.n, x->p, k + 1));
   }
-  for (int s = 0; s < r->nstages; s++) {
-    Ir *st = r->stages[s];
-    Shape *env = st->x ? env_key(x, st) : NULL;
-    if (x->p > 1 && starts_loop(r, s))
-      for (int k = 0; k < x->p; k++) x->open[k].elems += len(blk[k]);
-    for (int k = 0; k < x->p && stored_input(r, s); k++) {
-      x->open[k].loads += array_words(plan_chain_arg(st) ? plan_chain_arg(st)->ty : st->a->ty, len(blk[k]));
-      if (b) x->open[k].loads += array_words(st->b->ty, len(blk2[k]));
-    }
-    switch (st->kind) {
-    case IR_FOLD: return stage_fold(x, st, env, blk);
-    case IR_PREFIX: stage_prefix(x, st, env, blk, n); continue;
-    case IR_INITS: case IR_TAILS: stage_segments(x, st, blk, n); continue;
-    default: break;
-    }
-    for (int k = 0; k < x->p; k++) {
-      on(x, k);
-      if (st->kind == IR_C_PROD) {
-        x->now->loads = add(x->now->loads, mul(len(blk[k]), array_words(st->a->ty, len(operand[s]))));
-        x->now->stores = add(x->now->stores, mul(len(blk[k]), add(2, array_words(st->ty->a, len(operand[s])))));
-        blk[k] = c_prod_vec(x, st, env, operand[s], blk[k]);
-      } else {
-        blk[k] = map_vec(x, st, env, blk[k], b ? blk2[k] : NULL);
-      }
-    }
-    b = NULL;
+  RegionChoice as_alone = *c;
+  as_alone.alone = true;
+  RegionSteps st = alone ? plan_region_steps(x->ir, r, &as_alone) : x->pl->steps[r->id - 1];
+  for (int i = 0; i < st.nsteps; i++) run_step(x, &u, &st.steps[i], i + 1 < st.nsteps ? &st.steps[i + 1] : NULL);
+  on(x, 0);
+  if (r->root->kind == IR_FOLD) {
+    for (int k = 0; k < x->p; k++)
+      if (u.partial[k]) return u.partial[k];
+    return shape_unit(&x->sh);
   }
-  return gather(x, r, blk, n);
+  return alone ? u.blk[0] : joined(x, u.blk, u.n);
+}
+
+//
+// The top level: every process runs it together.
+//
+
+// iter whose function runs regions: its iterations at top level; once
+// three inputs in a row are the same shape the iterations are in a steady
+// state and the rest repeat the last one.
+static Shape *top_iter(Ex *x, Ir *e) {
+  Shape *acc = deliver(x, e->a);
+  int64_t k = deliver(x, e->b)->n.k;
+  Shape *prev1 = NULL, *prev2 = NULL;
+  Mark last = mark(x);
+  for (int64_t i = 0; i < k; i++) {
+    if (acc == prev1 && acc == prev2) {
+      repeat(x, last, k - i);
+      break;
+    }
+    Mark before = mark(x);
+    x->env[e->x->id] = acc;
+    Shape *next = deliver(x, e->body);
+    prev2 = prev1, prev1 = acc, acc = next, last = before;
+  }
+  return acc;
+}
+
+// Any other form holding a region: its operands where it runs, then its
+// own operation there.
+static Shape *top_operation(Ex *x, Ir *e) {
+  Ir *kids[ir_max_kids(e)];
+  int n = ir_kids(e, kids);
+  for (int i = 0; i < n; i++) x->pre[kids[i]->id] = deliver(x, kids[i]);
+  Shape *v = placed(x, e, x->pl->have[e->id]);
+  for (int i = 0; i < n; i++) x->pre[kids[i]->id] = NULL;
+  return v;
+}
+
+static Shape *top(Ex *x, Ir *e) {
+  if (!ir_holds_region(e)) return part(x, e);
+  switch (e->kind) {
+  case IR_LET:
+    x->env[e->var->id] = deliver(x, e->a);
+    return deliver(x, e->body);
+  case IR_ITER: return top_iter(x, e);
+  case IR_IFS: {
+    Shape *c = deliver(x, e->a);
+    return deliver(x, c->n.k ? e->b : e->c);
+  }
+  default:
+    if (ir_is_skeleton(e->kind) && e->mode == MODE_TOP) return region(x, e);
+    return top_operation(x, e);
+  }
 }
 
 // The memory a run touches: the arrays it stores are never reused within
@@ -982,21 +1226,21 @@ static double footprint(Ex *x) {
   return words;
 }
 
-void exact_cost(Arena *arena, Program *prog, const int64_t *params, int p, ExactResult *out) {
+void exact_cost(Arena *arena, Program *prog, const int64_t *params, const Plan *pl, ExactResult *out) {
   IrProgram *ir = lower_program(prog);
-  Ex x = {.ir = ir, .params = params, .p = p < 1 ? 1 : p};
+  Ex x = {.ir = ir, .pl = pl, .params = params, .p = pl->p};
   x.sh = (Shapes){.arena = arena, .budget = IRREGULAR_MAX, .site = prog->main->pos};
   x.env = arena_calloc(arena, (size_t)ir->nvars + 1, sizeof *x.env);
   x.stamp = arena_calloc(arena, (size_t)ir->nvars + 1, sizeof *x.stamp);
   x.free = arena_calloc(arena, (size_t)ir->nnodes + 1, sizeof *x.free);
   x.nfree = arena_calloc(arena, (size_t)ir->nnodes + 1, sizeof *x.nfree);
-  x.top = arena_calloc(arena, (size_t)ir->nnodes + 1, sizeof *x.top);
+  x.pre = arena_calloc(arena, (size_t)ir->nnodes + 1, sizeof *x.pre);
   x.open = arena_calloc(arena, (size_t)x.p, sizeof *x.open);
   x.next = arena_calloc(arena, (size_t)x.p, sizeof *x.next);
   x.sent = arena_calloc(arena, (size_t)x.p, sizeof *x.sent);
   x.recv = arena_calloc(arena, (size_t)x.p, sizeof *x.recv);
   x.now = &x.open[0];
-  ev(&x, ir->main);
+  deliver(&x, ir->main);
   barrier(&x, prog->main->pos, "end");  // the last superstep, ending the program
   *out = (ExactResult){x.steps, x.nsteps, x.truncated, x.p, x.W, x.H, x.closed - 1, (int64_t)x.sh.table.count,
                        footprint(&x), (double)x.accumulator, (double)x.reload_set};

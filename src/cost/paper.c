@@ -29,7 +29,7 @@ void paper_work(Analysis *a, Num w) { a->st.w = add(a, a->st.w, w); }
 
 // Words of the first integer block of an irregular vector.
 static double first_block_words(Analysis *a, Shape *x) {
-  return shape_block_words(x, 0, plan_block_start(x->n.k, a->p, 1));
+  return shape_block_words(x, 0, range_lo(x->n.k, a->p, 1));
 }
 
 // scatsz: the words process 0 sends when it scatters x (gath_sz when it gathers).
@@ -62,7 +62,7 @@ void paper_local(Analysis *a, const ElemCosts *ec, Site *site) {
   double most = 0;
   for (int k = 0; k < a->p; k++) {
     double sum = 0;
-    for (int64_t i = plan_block_start(ec->n.k, a->p, k); i < plan_block_start(ec->n.k, a->p, k + 1); i++)
+    for (int64_t i = range_lo(ec->n.k, a->p, k); i < range_lo(ec->n.k, a->p, k + 1); i++)
       sum += ec->each[i].v;
     if (sum > most) most = sum;
   }

@@ -4,6 +4,7 @@
 #ifndef VECBSP_IR_H
 #define VECBSP_IR_H
 
+#include "ir/ranges.h"
 #include "lang/lang.h"
 
 #include <stdio.h>
@@ -90,6 +91,7 @@ struct Ir {
                              // functions it applies, over the elements of x and of y
   bool fuses_element;        // fold: the map making each element it folds runs inside its
                              // body's loop (that map and the body's operand are fused)
+  bool holds_region;         // it, or a node below it, is a skeleton applied at top level
   int in_place;              // a fold's body, map or pair_map: which operand (1: a, 2: b),
                              // the fold's accumulator, its result overwrites from the
                              // fold's second step on (0: none)
@@ -134,15 +136,30 @@ Type *lower_type(IrProgram *ir, TypeKind kind, Type *a, Type *b);
 bool ir_type_has_vec(Type *t);  // does a value of type t hold a vector?
 
 //
-// plan.c: modes, regions and captured data.
+// walk.c: the one traversal of the IR.
+//
+
+// The operands of e in evaluation order (a, b, c, body, then a vector
+// literal's elements) into kids; returns how many. kids must hold
+// ir_max_kids(e) entries.
+int ir_kids(const Ir *e, Ir **kids);
+int ir_max_kids(const Ir *e);
+// Does e hold an application of a skeleton at top level (so that it runs
+// collectively, in supersteps, rather than on one process)? plan_program
+// keeps the answer in e->holds_region.
+bool ir_holds_region(const Ir *e);
+
+//
+// plan.c: the structure every plan shares: which skeleton applications are
+// at top level (the candidates for parallel execution), how they chain into
+// regions, what is fused into what, what each region captures, and each
+// loop's carried dependency (docs/compiler.md).
 //
 
 // The plan's rules, as pure functions of the builtin: the code generator
-// and the exact model follow them through the IR's plan, and the paper
-// model asks them where the papers' patterns are the same decisions.
-// Process k owns [plan_block_start(n, p, k), plan_block_start(n, p, k + 1))
-// of a length-n vector spread over p processes: floor(k*n/p).
-int64_t plan_block_start(int64_t n, int p, int k);
+// and the exact model follow them through the plan, and the paper model
+// asks them where the papers' patterns are the same decisions. Block
+// bounds are ranges.h's range_lo.
 // A full application of b at top level runs as a parallel skeleton (map,
 // fold, pair_map, c_prod, prefix, inits, tails); anything else, and any
 // application inside a skeleton's function or a data if, is sequential.
@@ -155,7 +172,7 @@ bool plan_leaves_distributed(Builtin b);
 
 // Decides the mode of every skeleton application and builds the regions.
 // Called by lower_program; deterministic, so the code generator and the
-// exact cost model see the same plan.
+// exact cost model see the same structure.
 void plan_program(IrProgram *ir);
 // The distributed argument of a parallel stage (a for most skeletons, b for
 // c_prod, both a and b for pair_map).
@@ -176,5 +193,186 @@ bool plan_sent_in_place(Type *t);
 // The skeleton an IR form applies (B_COUNT_ for the other forms).
 Builtin ir_builtin(IrKind k);
 bool ir_is_skeleton(IrKind k);  // plan_is_skeleton of its builtin
+
+//
+// The choices of a plan (choice.c): where every top-level value lives and
+// how every region runs (docs/compiler.md, "Plans"). A plan is made for a
+// number of processes but correct at any: only its speed depends on p.
+//
+
+// Where a value computed at top level lives.
+typedef enum {
+  LAY_ROOT,   // on process 0 only
+  LAY_ALL,    // on every process, whole
+  LAY_BLOCK,  // a vector spread by blocks: process k holds [range_lo(n, p, k), range_lo(n, p, k + 1))
+  LAY_NONE,   // not at top level (a value local to a sequential part)
+} Layout;
+
+// How a parallel fold combines the processes' partial results.
+typedef enum {
+  FOLD_GATHER,     // every partial to process 0, which combines them in order: on process 0
+  FOLD_TREE,       // pairwise, in ceil(log2 p) supersteps: on process 0
+  FOLD_ALLREDUCE,  // every partial to every process, each combines them: on every process
+  FOLD_METHODS
+} FoldMethod;
+
+// How a parallel prefix applies the lower blocks' total to its block.
+typedef enum {
+  PREFIX_STORE,      // pass 1 stores the local prefix; pass 2 applies the total to it
+  PREFIX_RECOMPUTE,  // pass 1 only folds the block to its total; pass 2 runs the prefix again from it
+  PREFIX_METHODS
+} PrefixMethod;
+
+// Independent accumulators a fold's local loop may keep (plan "lanes"):
+// the loop runs that many contiguous sub-blocks side by side, so that it
+// waits for its carried dependency that many times less.
+enum { PLAN_LANES = 4 };
+
+// How one region runs.
+typedef struct RegionChoice {
+  bool alone;           // sequentially: one fused pass on one process (out ROOT) or on all (out ALL)
+  Layout out;           // where its result lives: a map-like region's may stay LAY_BLOCK;
+                        // a fold's is LAY_ROOT or LAY_ALL by its method
+  FoldMethod fold;      // a fold stage's combining
+  PrefixMethod prefix;  // its prefix stages'
+  int lanes;            // accumulators of its fold loops (1 or PLAN_LANES)
+} RegionChoice;
+
+//
+// steps.c: what a region does, step by step: the one record the code
+// generator emits and the exact model counts.
+//
+
+typedef enum {
+  STEP_FETCH,     // the region's operands converted to where its stages read them (fetch items)
+  STEP_PASS,      // one loop over the local block through stages from..to
+  STEP_EXCHANGE,  // the messages of stage `stage` by pattern xch, then a barrier
+  STEP_COMBINE,   // what stage `stage` received combined: a fold's partials, a prefix's totals
+  STEP_SEGMENTS,  // inits or tails of stage `stage`: the segments, from the block and the parts received
+  STEP_GATHER,    // the result's blocks to process 0 or to every process (xch), then a barrier
+} StepKind;
+
+// Where a pass's first stage reads its elements.
+typedef enum {
+  SRC_BLOCK,   // the region's argument block(s), as fetched
+  SRC_STORED,  // the array the step before stored
+  SRC_OFFSET,  // stage `from`'s local prefix, stored by the pass before, with the lower blocks' total applied
+} PassSource;
+
+// What a pass does with the elements of its last stage.
+typedef enum {
+  SINK_STORE,   // stores them: for the next step, or as the region's result block
+  SINK_FOLD,    // folds them into the process's partial result
+  SINK_SCAN,    // prefix, store method: stores the local prefix, whose last element is the block total
+  SINK_REDUCE,  // prefix, recompute method: folds them with the prefix's operator into the block total
+  SINK_CPROD,   // c_prod: computes and stores the rows of the local block
+} PassSink;
+
+typedef struct Step {
+  StepKind kind;      // what it is
+  int from, to;       // STEP_PASS: its stages; the others: to is the stage concerned
+  PassSource src;     // STEP_PASS
+  PassSink sink;      // STEP_PASS
+  uint64_t seeded;    // STEP_PASS: prefix stages (bit s) run again, from the lower blocks' total
+  int lanes;          // STEP_PASS with SINK_FOLD or SINK_REDUCE: accumulators
+  Exchange xch;       // STEP_EXCHANGE, STEP_COMBINE (what was received), STEP_GATHER: the
+                      // pattern; XCH_TREE stands for all its rounds, each an exchange and a combine
+} Step;
+
+typedef struct RegionSteps {
+  Step *steps;
+  int nsteps;
+} RegionSteps;
+
+// One value a region's fetch converts: a captured variable, a captured
+// input, a c_prod stage's operand sent in full, or a distributed argument.
+typedef enum { FETCH_VAR, FETCH_INPUT, FETCH_OPERAND, FETCH_ARG } FetchKind;
+typedef struct FetchItem {
+  FetchKind kind;
+  int index;         // FETCH_VAR: of r->captured; FETCH_INPUT: of r->inputs; FETCH_OPERAND: the
+                     // stage; FETCH_ARG: 0, or 1 for pair_map's second vector
+  Type *ty;          // its type
+  Layout from, to;   // where it is, where the region reads it
+  Exchange xch;      // the conversion's pattern (XCH_COUNT: none, it is where it is read)
+} FetchItem;
+
+//
+// The plan: the choices and what they imply.
+//
+
+typedef struct Plan {
+  IrProgram *ir;          // the program
+  int p;                  // the processes it is made for
+  const char *name;       // "paper", "best", ... as asked (for messages)
+  RegionChoice *region;   // by region id - 1
+  Layout *input;          // by input index: where each process loads it (vectors may be LAY_BLOCK)
+  Layout *place;          // by node id: a choice where a value at top level could live either way
+                          // (a sequential part with a distributed operand, a top-level iter or ifs)
+  bool block_result;      // main's value may stay distributed (it is written by blocks)
+  bool master;            // the papers' template: every sequential part runs on process 0
+  // Derived by plan_finish (layout.c, steps.c):
+  Layout *have;           // by node id: where a top-level node's value is made
+  Layout *need;           // by node id: where its consumer reads it (a conversion between)
+  Layout *var;            // by var id: where a variable bound at top level lives (LAY_NONE: local)
+  bool *collective;       // by node id: it, or something below it, runs in supersteps
+  RegionSteps *steps;     // by region id - 1
+} Plan;
+
+// choice.c: plans.
+// A plan for p processes with every choice at the papers' template: inputs
+// on process 0, every region in parallel, fetched from and gathered to
+// process 0, folds combined on process 0 directly, prefixes stored.
+Plan *plan_paper(IrProgram *ir, int p);
+// The same plan with every choice at its best guess before costing:
+// inputs where their uses want them, regions left distributed.
+Plan *plan_default(IrProgram *ir, int p);
+// A copy of pl (choices and derived parts) in the IR's arena.
+Plan *plan_copy(const Plan *pl);
+// Restrictions on the planner's choices, from --plan's settings.
+typedef struct PlanLimits {
+  const char *base;      // "best" or "paper"
+  int fold;              // a FoldMethod, or -1 for any
+  int prefix;            // a PrefixMethod, or -1
+  int lanes;             // 1 or PLAN_LANES, or 0 for any
+  int regions;           // 1: parallel only, 0: sequential only, -1: either
+  int inputs;            // a Layout for every input, or -1 for the planner's choice
+  int result;            // LAY_BLOCK: main's value may stay distributed; else -1
+} PlanLimits;
+// Parses --plan SPEC: "best" or "paper", then ",KEY=VALUE" settings
+// (docs/user-guide.md); false with a message in err if it is not one.
+bool plan_parse_limits(const char *spec, PlanLimits *lim, char *err, size_t errsize);
+// Applies the limits' fixed settings to every choice of pl.
+void plan_apply_limits(Plan *pl, const PlanLimits *lim);
+const char *plan_layout_name(Layout l);    // "root", "all", "block"
+const char *plan_fold_name(FoldMethod m);  // "gather", "tree", "allreduce"
+const char *plan_prefix_name(PrefixMethod m);  // "store", "recompute"
+// A region's choice in words, e.g. "parallel, fold by tree, result on process 0".
+char *plan_choice_text(Arena *a, const Region *r, const RegionChoice *c);
+
+// layout.c: derives where every top-level value lives (have, need, var,
+// collective) and every region's steps from the choices; call after any
+// change of a choice. A choice that cannot hold (a distributed scalar, an
+// alone region left distributed) is corrected to one that can.
+void plan_finish(Plan *pl);
+// The pattern converting a value from one layout to another (XCH_COUNT:
+// none is needed: the same layout, or ALL read as ROOT or as BLOCK).
+Exchange plan_conversion(Layout from, Layout to);
+// The conversions of r's fetch, in field order; returns how many (at most
+// plan_fetch_max(r)).
+int plan_fetch_items(const Plan *pl, const Region *r, FetchItem *items);
+int plan_fetch_max(const Region *r);
+// Does r's fetch send anything at p processes (so that it ends in a barrier)?
+bool plan_fetch_sends(const Plan *pl, const Region *r);
+// The layout of a region's result under its choice.
+Layout plan_region_out(const Plan *pl, const Region *r);
+
+// steps.c: r's steps under its choice (plan_finish keeps them in pl->steps).
+RegionSteps plan_region_steps(IrProgram *ir, const Region *r, const RegionChoice *c);
+// The longest carried dependency among the loops a pass runs as one (its
+// prefix stages run as prefixes, its fold or scan), by latency class.
+void plan_pass_carried(const Region *r, const Step *s, int carried[LAT_CLASSES]);
+// Can a pass with these stages keep lanes accumulators (its elements are
+// made independently of each other)?
+bool plan_pass_laned(const Region *r, const Step *s);
 
 #endif

@@ -29,8 +29,6 @@ static void *append(Arena *a, void *array, int n, void *item) {
 // The rules.
 //
 
-int64_t plan_block_start(int64_t n, int p, int k) { return (int64_t)((__int128)n * k / p); }
-
 bool plan_is_skeleton(Builtin b) {
   switch (b) {
   case B_MAP: case B_FOLD: case B_PAIR_MAP: case B_C_PROD: case B_PREFIX: case B_INITS: case B_TAILS: return true;
@@ -405,9 +403,34 @@ static void chain(Planner *P, Ir *e) {
   e->region = g;
 }
 
+// Which nodes hold a skeleton applied at top level.
+static bool find_regions(Ir *e) {
+  bool holds = ir_is_skeleton(e->kind) && e->mode == MODE_TOP;
+  Ir *kids[ir_max_kids(e)];
+  int n = ir_kids(e, kids);
+  for (int i = 0; i < n; i++) holds |= find_regions(kids[i]);
+  return e->holds_region = holds;
+}
+
+static int path_length(const int carried[LAT_CLASSES]) {
+  int n = 0;
+  for (int c = 0; c < LAT_CLASSES; c++) n += carried[c] * nominal_latency[c];
+  return n;
+}
+
+void plan_pass_carried(const Region *r, const Step *s, int carried[LAT_CLASSES]) {
+  memset(carried, 0, LAT_CLASSES * sizeof *carried);
+  for (int k = s->from; k <= s->to; k++) {
+    Ir *st = r->stages[k];
+    bool chain = st->kind == IR_FOLD || (st->kind == IR_PREFIX && !(k == s->from && s->src == SRC_OFFSET));
+    if (chain && path_length(st->carried) > path_length(carried)) memcpy(carried, st->carried, LAT_CLASSES * sizeof *carried);
+  }
+}
+
 void plan_program(IrProgram *ir) {
   Planner P = {.ir = ir};
   mark(&P, ir->main, true);
+  find_regions(ir->main);
   fuse(ir->main);
   chain(&P, ir->main);
   find_vector_folds(ir->main);

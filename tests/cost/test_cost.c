@@ -464,9 +464,9 @@ static char *regions_of(Arena *a, Program *prog) {
 
 static void test_plan(void) {
   int64_t starts[5];
-  for (int k = 0; k <= 4; k++) starts[k] = plan_block_start(10, 4, k);
+  for (int k = 0; k <= 4; k++) starts[k] = range_lo(10, 4, k);
   CHECK(starts[0] == 0 && starts[1] == 2 && starts[2] == 5 && starts[3] == 7 && starts[4] == 10, "blocks of 10 on 4");
-  CHECK(plan_block_start(4000000000000000000, 3, 2) == 2666666666666666666, "blocks without overflow");
+  CHECK(range_lo(4000000000000000000, 3, 2) == 2666666666666666666, "blocks without overflow");
   CHECK(plan_is_skeleton(B_INITS) && !plan_is_skeleton(B_ITER) && !plan_is_skeleton(B_REDCONCAT), "skeletons");
   CHECK(plan_takes_distributed(B_FOLD) && !plan_takes_distributed(B_PAIR_MAP), "distributed arguments");
   CHECK(plan_leaves_distributed(B_PREFIX) && !plan_leaves_distributed(B_FOLD), "distributed results");
@@ -501,7 +501,7 @@ static void test_plan(void) {
 // A process's counts summed over the supersteps.
 static ExactCounts counts_of(Arena *a, Program *prog, const char *params, int p, int pid, double *footprint) {
   ExactResult x;
-  exact_cost(a, prog, params_of(a, prog, params), p, &x);
+  exact_cost(a, prog, params_of(a, prog, params), plan_paper(lower_program(prog), p), &x);
   ExactCounts c = {0};
   for (int i = 0; i < x.nsteps; i++) {
     const ExactCounts *s = &x.steps[i].procs[pid];
@@ -580,7 +580,7 @@ static void test_calibration(void) {
   // message holds them; segments are packed one by one.
   prog = load_text(a, "param n m\ninput M : [n][m]int\nmain = map (\\r -> fold (+) r) M\n");
   ExactResult rows, x;
-  exact_cost(a, prog, params_of(a, prog, "n=10 m=7"), 2, &rows);
+  exact_cost(a, prog, params_of(a, prog, "n=10 m=7"), plan_paper(lower_program(prog), 2), &rows);
   CHECK(rows.nsteps == 3 && rows.steps[0].procs[0].elems == 5 && rows.steps[0].procs[0].loads == 10 &&
             rows.steps[0].procs[0].stores == 0 && rows.steps[1].procs[1].unpacked == 0 && rows.steps[1].procs[1].elems == 5 + 5 + 35 &&
             rows.steps[0].procs[1].unpacked == 0 && rows.steps[1].procs[1].vectors == 0,
@@ -589,7 +589,7 @@ static void test_calibration(void) {
   // Rows a prefix keeps past its barrier are copied out of the message, in
   // the superstep after the fetch: process 1's 5 rows of 7.
   prog = load_text(a, "param n m\ninput M : [n][m]int\nmain = prefix (\\a b -> pair_map (+) (a, b)) M\n");
-  exact_cost(a, prog, params_of(a, prog, "n=10 m=7"), 2, &x);
+  exact_cost(a, prog, params_of(a, prog, "n=10 m=7"), plan_paper(lower_program(prog), 2), &x);
   CHECK(x.steps[1].procs[1].unpacked == 35, "rows kept by a prefix are copied: %lld", (long long)x.steps[1].procs[1].unpacked);
   // The gather: process 0 copies process 1's block of 5 sums into the result
   // after the last barrier.
@@ -601,18 +601,18 @@ static void test_calibration(void) {
   // of its block of the result: 19. Rows of one length ([x, x]) are sent
   // from where they lie: 2 * 2 words of rows and 2 * 2 of the block, 8.
   prog = load_text(a, "param n\ninput v : [n]int\nmain = inits v\n");
-  exact_cost(a, prog, params_of(a, prog, "n=4"), 2, &x);
+  exact_cost(a, prog, params_of(a, prog, "n=4"), plan_paper(lower_program(prog), 2), &x);
   int64_t packed_rows = x.steps[x.nsteps - 2].procs[1].stores;
   prog = load_text(a, "param n\ninput v : [n]int\nmain = map (\\x -> [x, x]) v\n");
-  exact_cost(a, prog, params_of(a, prog, "n=4"), 2, &x);
+  exact_cost(a, prog, params_of(a, prog, "n=4"), plan_paper(lower_program(prog), 2), &x);
   CHECK(packed_rows == 19 && x.steps[x.nsteps - 2].procs[1].stores == 8, "stores of a packed and a strided gather: %lld %lld",
         (long long)packed_rows, (long long)x.steps[x.nsteps - 2].procs[1].stores);
   prog = load_text(a, "param n\ninput v : [n]int\nmain = map (\\s -> length s) (inits v)\n");
-  exact_cost(a, prog, params_of(a, prog, "n=10"), 2, &x);
+  exact_cost(a, prog, params_of(a, prog, "n=10"), plan_paper(lower_program(prog), 2), &x);
   // Unpacking the fetched block would be in the next superstep (the exchange).
   CHECK(x.steps[1].procs[1].unpacked == 0 && x.steps[1].procs[1].vectors == 0, "a block of scalars is read in place");
   prog = load_text(a, "param n\ninput v : [n]int\nmain = map (\\s -> tails s) (inits v)\n");
-  exact_cost(a, prog, params_of(a, prog, "n=4"), 2, &x);
+  exact_cost(a, prog, params_of(a, prog, "n=4"), plan_paper(lower_program(prog), 2), &x);
   // Process 1 holds inits 3 and 4; their tails are vectors of 3 and 4 segments: 1 + 3 + 1 + 4 vectors.
   CHECK(x.steps[x.nsteps - 2].procs[1].vectors == 9 && x.steps[x.nsteps - 1].procs[0].vectors == 9,
         "segments packed one by one: %lld, unpacked %lld", (long long)x.steps[x.nsteps - 2].procs[1].vectors,
@@ -622,7 +622,7 @@ static void test_calibration(void) {
   // does (vr_*): process 1's 5 segments of [1, 4, 3, 2, 1] get a descriptor
   // each (2 stores) and no vector of their own; with its 5 sums, 15 stores.
   prog = load_text(a, "param n\ninput v : [n]int\nmain = map (fold (+)) (redconcat (map tails (inits v)))\n");
-  exact_cost(a, prog, params_of(a, prog, "n=4"), 2, &x);
+  exact_cost(a, prog, params_of(a, prog, "n=4"), plan_paper(lower_program(prog), 2), &x);
   ExactCounts *worker = &x.steps[x.nsteps - 2].procs[1];
   CHECK(worker->vectors == 0 && worker->unpacked == 0 && worker->stores == 5 + 2 * 5,
         "segments read in place: %lld vectors, %lld unpacked, %lld stores", (long long)worker->vectors,
@@ -631,11 +631,11 @@ static void test_calibration(void) {
   // map's worker, and copied out (10 words unpacked) by a prefix's, whose
   // second pass applies the function after a barrier (plan_full_in_place).
   prog = load_text(a, "param n\ninput v : [n]int\nmain = map (\\x -> fold (+) (map (\\y -> x * y) v)) v\n");
-  exact_cost(a, prog, params_of(a, prog, "n=10"), 2, &x);
+  exact_cost(a, prog, params_of(a, prog, "n=10"), plan_paper(lower_program(prog), 2), &x);
   CHECK(x.steps[1].procs[1].unpacked == 0, "captured vector read in place: %lld unpacked",
         (long long)x.steps[1].procs[1].unpacked);
   prog = load_text(a, "param n\ninput v : [n]int\nmain = prefix (\\a b -> a + b + fold (+) v) v\n");
-  exact_cost(a, prog, params_of(a, prog, "n=10"), 2, &x);
+  exact_cost(a, prog, params_of(a, prog, "n=10"), plan_paper(lower_program(prog), 2), &x);
   CHECK(x.steps[1].procs[1].unpacked == 10, "captured vector copied out for prefix: %lld unpacked",
         (long long)x.steps[1].procs[1].unpacked);
   // Mispredicted loop exits: one per loop over an element longer than 64
@@ -751,17 +751,17 @@ static void test_vector_folds(void) {
   // 9 steps reading the accumulator's 7 words in place and the row's 7,
   // writing the 7 over them (no store counted); one loop per row and per step.
   ExactResult x;
-  exact_cost(a, sums, params_of(a, sums, "n=10 m=7"), 1, &x);
+  exact_cost(a, sums, params_of(a, sums, "n=10 m=7"), plan_paper(lower_program(sums), 1), &x);
   check_counts(&x.steps[0].procs[0], 20 + 63, 0, 63, 10 + 63, "sums of rows in place");
   CHECK(x.accumulator == 7, "the accumulator: %g words", x.accumulator);
   // matvec2 at p = 1, n = 10 columns of m = 3: the columns' descriptors
   // (20) and v (10) read, and each column's 3 words by the fused map; the
   // first element stored (3 words, a loop of 3); 9 steps in place.
-  exact_cost(a, matvec2, params_of(a, matvec2, "m=3 n=10"), 1, &x);
+  exact_cost(a, matvec2, params_of(a, matvec2, "m=3 n=10"), plan_paper(lower_program(matvec2), 1), &x);
   check_counts(&x.steps[0].procs[0], 30 + 30, 3, 27, 10 + 3 + 27, "matvec2, p = 1");
   // At p = 2 process 0 folds the partial of process 1 into its own after
   // the barrier, from the message: both read as stored, a new vector stored.
-  exact_cost(a, matvec2, params_of(a, matvec2, "m=3 n=10"), 2, &x);
+  exact_cost(a, matvec2, params_of(a, matvec2, "m=3 n=10"), plan_paper(lower_program(matvec2), 2), &x);
   const ExactCounts *last = &x.steps[x.nsteps - 1].procs[0];
   check_counts(last, 6, 3, 0, 1 + 3, "matvec2's combine at process 0");
   // Priced: the accumulator's loads at its own share, whatever the others'.
@@ -785,7 +785,7 @@ static void test_reloads(void) {
   // (10) and v, read by the first row's product (10) and read again by the
   // other two (20); one application touches a row and v (20 words).
   ExactResult x;
-  exact_cost(a, matvec1, params_of(a, matvec1, "m=3 n=10"), 1, &x);
+  exact_cost(a, matvec1, params_of(a, matvec1, "m=3 n=10"), plan_paper(lower_program(matvec1), 1), &x);
   const ExactCounts *c = &x.steps[0].procs[0];
   CHECK(c->loads == 6 + 30 + 10 && c->reloads == 20 && c->invariant == 0 && x.reload_set == 20,
         "matvec1: loads %lld reloads %lld invariant %lld, set %g", (long long)c->loads, (long long)c->reloads,
@@ -793,18 +793,18 @@ static void test_reloads(void) {
   // A vector the function makes itself is new in every application.
   Program *own = load_text(a, "param m n\ninput M : [m][n]int\n"
                               "main = map (\\r -> let w = map (\\z -> z + 1) r in fold (+) (pair_map (*) (w, w))) M\n");
-  exact_cost(a, own, params_of(a, own, "m=3 n=10"), 1, &x);
+  exact_cost(a, own, params_of(a, own, "m=3 n=10"), plan_paper(lower_program(own), 1), &x);
   CHECK(x.steps[0].procs[0].reloads == 0 && x.reload_set == 0, "a vector made per row is not read again: %lld",
         (long long)x.steps[0].procs[0].reloads);
   // In a data if, the dearer branch's: here the one that reads v.
   Program *branch = load_text(a, "param m n\ninput M : [m][n]int\ninput v : [n]int\n"
                                  "main = map (\\r -> if hd r > 0 then 0 else fold (+) (pair_map (*) (r, v))) M\n");
-  exact_cost(a, branch, params_of(a, branch, "m=3 n=10"), 1, &x);
+  exact_cost(a, branch, params_of(a, branch, "m=3 n=10"), plan_paper(lower_program(branch), 1), &x);
   CHECK(x.steps[0].procs[0].reloads == 20, "v read again in the else branch: %lld",
         (long long)x.steps[0].procs[0].reloads);
   // At p = 2 (blocks of 2 and 3 rows) each process reads v again for all
   // but its first row.
-  exact_cost(a, matvec1, params_of(a, matvec1, "m=5 n=10"), 2, &x);
+  exact_cost(a, matvec1, params_of(a, matvec1, "m=5 n=10"), plan_paper(lower_program(matvec1), 2), &x);
   int64_t again[2] = {0, 0};
   for (int i = 0; i < x.nsteps; i++)
     for (int k = 0; k < 2; k++) again[k] += x.steps[i].procs[k].reloads;

@@ -1,5 +1,6 @@
 // exact_dump.c: prints the exact model's supersteps ("w h" per line) for a
-// program at p processes: exact_dump FILE P NAME=VALUE... (test driver).
+// program at p processes under a plan (--plan's SPEC, "paper" by default):
+// exact_dump FILE P [SPEC] NAME=VALUE... (test driver).
 #include "cost/cost.h"
 
 #include <errno.h>
@@ -21,8 +22,12 @@ int main(int argc, char **argv) {
       size_t n = strlen(prog->params[k]->name);
       if (strncmp(argv[i], prog->params[k]->name, n) == 0 && argv[i][n] == '=') params[k] = atoll(argv[i] + n + 1);
     }
+  bool planned = argc > 3 && (strncmp(argv[3], "best", 4) == 0 || strncmp(argv[3], "paper", 5) == 0);
+  const char *spec = planned ? argv[3] : "paper";
+  Machine m = machine_select(a, NULL);
+  m.p = atoi(argv[2]);
   ExactResult r;
-  exact_cost(a, prog, params, atoi(argv[2]), &r);
+  exact_cost(a, prog, params, cost_plan(prog, params, &m, spec, false), &r);
   for (int i = 0; i < r.nsteps; i++) printf("%lld %lld\n", (long long)r.steps[i].w, (long long)r.steps[i].h);
   arena_free(a);
   return 0;

@@ -1,0 +1,375 @@
+// region.c: a region's functions, made step by step from the plan's record
+// of it (src/ir/steps.c; docs/compiler.md, "Steps"): rN_alone runs the
+// region on one process's whole vector, rN_par on every process's block,
+// exchanging what its steps say with whom ranges.h says.
+#include "codegen/cgint.h"
+
+#include <stdlib.h>
+
+enum { FIELD_EXCHANGE = 1024 };  // + stage: a region's own messages (one exchange per superstep)
+
+const char *exchange_name(Exchange x) {
+  static const char *const names[] = {"XCH_SCATTER", "XCH_BCAST",    "XCH_GATHER",    "XCH_ALLGATHER",
+                                      "XCH_INITS",   "XCH_TAILS",    "XCH_PARTIALS",  "XCH_ALLREDUCE",
+                                      "XCH_TREE",    "XCH_TOTALS"};
+  return names[x];
+}
+
+// What the steps emitted so far left for the next ones.
+typedef struct Emit {
+  Region *r;
+  bool alone;           // rN_alone: the whole vector, no messages
+  const char *stored;   // the array the last step stored
+  const char *partial;  // a fold's partial result; after its combine, the result
+  const char *has;      // whether the partial holds a value
+  const char **scan;    // by stage: the local prefix a SINK_SCAN pass stored
+  const char **total;   // by stage: the block total (valid when the block is not empty)
+  const char **offset;  // by stage: the lower blocks' total, combined
+  const char **when;    // by stage: whether there is one
+  const char *res;      // the result the gather fills (out ROOT or ALL)
+  const char *scratch;  // the mark of the stages' memory, when they may be released
+  const char *lo, *hi;  // this process's block bounds (rN_par)
+  bool placed;          // the result block was stored in place in res
+} Emit;
+
+static int field_of(Ir *stage) { return FIELD_EXCHANGE + stage->stage; }
+
+static Type *elem_type(Ir *stage) { return stage->kind == IR_FOLD ? stage->ty : stage->ty->a; }
+
+//
+// Passes.
+//
+
+// Where a pass reads its first stage's elements, and the generators of its
+// stages up to `last`, each made inside the loop of the next.
+static Gen *pass_generators(Cg *g, Emit *m, const Step *s, int last) {
+  Region *r = m->r;
+  Gen *cur;
+  int k = s->from;
+  if (s->src == SRC_OFFSET) {  // stage k's stored local prefix, the lower total applied
+    cur = gen_apply(g, r->stages[k], gen_array(g, m->scan[k]), NULL);
+    cur->kind = GEN_OFFSET;
+    cur->state = m->offset[k];
+    cur->when = m->when[k];
+    k++;
+  } else {
+    cur = gen_array(g, s->src == SRC_BLOCK ? "b0" : m->stored);
+  }
+  for (; k <= last; k++) {
+    Ir *st = r->stages[k];
+    cur = gen_apply(g, st, cur, st->kind == IR_PAIR_MAP ? gen_array(g, "b1") : NULL);
+    if (st->kind == IR_PREFIX && (s->seeded >> k & 1)) cur->seed = m->offset[k], cur->when = m->when[k];
+  }
+  return cur;
+}
+
+// The region's result block stored where the gather after it wants it: in
+// place in the result, on process 0 (gather) or on every process (allgather).
+static void store_for_gather(Cg *g, Emit *m, Gen *cur, Exchange x) {
+  const char *n = gen_len(g, cur);
+  const char *dest = x == XCH_ALLGATHER ? fmt(g, "%s.at + %s", m->res, m->lo)
+                                        : fmt(g, "pid == 0 ? %s.at : rt_array(%s, sizeof *%s.at)", m->res, n, m->res);
+  m->stored = define_temp(g, m->r->root->ty, fmt(g, "{%s, %s}", n, dest));
+  gen_store(g, cur, fmt(g, "%s.at", m->stored));
+  m->placed = true;
+}
+
+static void emit_pass(Cg *g, Emit *m, const Step *s, const Step *next) {
+  Ir *sink = m->r->stages[s->to];
+  emit(g, "/* pass: stages %d..%d, to the %s at %s */", s->from, s->to, stage_name(sink->kind), where(g, sink->pos));
+  Gen *cur = pass_generators(g, m, s, s->sink == SINK_STORE ? s->to : s->to - 1);
+  const char *n = gen_len(g, cur);
+  switch (s->sink) {
+  case SINK_STORE:
+    if (next && next->kind == STEP_GATHER && !m->alone) store_for_gather(g, m, cur, next->xch);
+    else m->stored = gen_vector(g, cur);
+    return;
+  case SINK_CPROD: m->stored = cg_c_prod_loop(g, sink, fmt(g, "o%d", s->to), gen_vector(g, cur)); return;
+  case SINK_SCAN: {
+    const char *t = gen_vector(g, gen_apply(g, sink, cur, NULL));
+    m->scan[s->to] = t;
+    m->total[s->to] = fmt(g, "%s.at[%s.len - 1]", t, t);
+    return;
+  }
+  case SINK_FOLD: case SINK_REDUCE: {
+    const char *acc = define_temp(g, elem_type(sink), "{0}");
+    open_block(g, "if (%s > 0)", n);
+    gen_fold(g, sink, cur, acc, s->lanes);
+    close_block(g);
+    if (s->sink == SINK_REDUCE) {
+      m->total[s->to] = acc;
+    } else {
+      m->partial = acc;
+      m->has = temp(g);
+      emit(g, "bool %s = %s > 0;", m->has, n);
+    }
+    return;
+  }
+  }
+}
+
+//
+// Exchanges: the sends by the pattern's ranges, then the barrier; combines:
+// what was received, in process order.
+//
+
+// Sends value (of stage's element type) wherever pattern x says.
+static void send_value(Cg *g, Ir *stage, Exchange x, const char *round, const char *value) {
+  open_block(g, "for (int q = 0; q < P; q++)");
+  emit(g, "if (range_sends(%s, n, P, pid, q, %s)) sf_%s(q, rt_head(0, %d, pid), %s);", exchange_name(x), round,
+       mangle(g, elem_type(stage)), field_of(stage), value);
+  close_block(g);
+}
+
+// Combines into acc (holding a value when got) the values received from
+// the processes q of `range`, in order, with stage's operator.
+static void combine_received(Cg *g, Ir *stage, Exchange x, const char *round, const char *range, const char *acc,
+                             const char *got) {
+  Type *t = elem_type(stage);
+  open_block(g, "for (int q = %s; q++)", range);
+  emit(g, "if (!range_sends(%s, n, P, q, pid, %s)) continue;", exchange_name(x), round);
+  const char *y = define_temp(g, t, fmt(g, "rf_%s(rt_find(%d, q))", mangle(g, t), field_of(stage)));
+  open_block(g, "if (!%s)", got);
+  emit(g, "%s = %s;", acc, y);
+  emit(g, "%s = true;", got);
+  emit(g, "continue;");
+  close_block(g);
+  emit(g, "%s = %s;", acc, apply_body(g, stage, acc, y));
+  close_block(g);
+}
+
+// A fold's tree: in each round a process sends what it holds down, and the
+// receiver combines it after its own (ranges.h, XCH_TREE).
+static void tree_rounds(Cg *g, Emit *m, Ir *stage) {
+  open_block(g, "for (int round = 0; round < range_tree_rounds(P); round++)");
+  open_block(g, "if (%s)", m->has);
+  send_value(g, stage, XCH_TREE, "round", m->partial);
+  close_block(g);
+  emit_sync(g, "a round of the tree");
+  combine_received(g, stage, XCH_TREE, "round", "0; q < P", m->partial, m->has);
+  close_block(g);
+}
+
+static void emit_exchange(Cg *g, Emit *m, const Step *s) {
+  Ir *stage = m->r->stages[s->to];
+  emit(g, "/* exchange: %s at %s */", stage_name(stage->kind), where(g, stage->pos));
+  switch (s->xch) {
+  case XCH_TOTALS: send_value(g, stage, s->xch, "0", m->total[s->to]); break;
+  case XCH_TREE: tree_rounds(g, m, stage); return;
+  default:  // the partials of a fold
+    open_block(g, "if (%s)", m->has);
+    send_value(g, stage, s->xch, "0", m->partial);
+    close_block(g);
+    break;
+  }
+  emit_sync(g, "the exchange");
+}
+
+static void emit_combine(Cg *g, Emit *m, const Step *s) {
+  Ir *stage = m->r->stages[s->to];
+  switch (s->xch) {
+  case XCH_TOTALS: {
+    const char *off = define_temp(g, elem_type(stage), "{0}"), *when = temp(g);
+    emit(g, "bool %s = false;", when);
+    combine_received(g, stage, s->xch, "0", "0; q < pid", off, when);
+    m->offset[s->to] = off, m->when[s->to] = when;
+    return;
+  }
+  case XCH_PARTIALS:
+    open_block(g, "if (pid == 0)");
+    combine_received(g, stage, s->xch, "0", "1; q < P", m->partial, m->has);
+    close_block(g);
+    return;
+  case XCH_ALLREDUCE: {  // every process combines all the partials, its own in its place
+    const char *res = define_temp(g, elem_type(stage), "{0}"), *any = temp(g);
+    emit(g, "bool %s = false;", any);
+    combine_received(g, stage, s->xch, "0", "0; q < pid", res, any);
+    open_block(g, "if (%s && %s)", m->has, any);
+    emit(g, "%s = %s;", res, apply_body(g, stage, res, m->partial));
+    else_block(g);
+    emit(g, "if (%s) %s = %s;", m->has, res, m->partial);
+    close_block(g);
+    emit(g, "%s = %s || %s;", any, any, m->has);
+    combine_received(g, stage, s->xch, "0", "pid + 1; q < P", res, any);
+    m->partial = res;
+    return;
+  }
+  default: return;  // the tree combines in its rounds
+  }
+}
+
+// inits/tails: each process sends every other the part of its block that
+// one's segments need, keeps its own part before the barrier (its block
+// may live in a message), and after it holds the elements [base, hi).
+static void exchange_segments(Cg *g, Emit *m, const Step *s) {
+  Ir *stage = m->r->stages[s->to];
+  const char *vt = mangle(g, stage->a->ty), *et = mangle(g, stage->a->ty->a), *base = temp(g), *all = temp(g);
+  emit(g, "/* exchange: %s at %s */", stage_name(stage->kind), where(g, stage->pos));
+  emit(g, "int64_t %s = %s;", base, stage->kind == IR_INITS ? "0" : fmt(g, "n - %s", m->hi));
+  open_block(g, "for (int q = 0; q < P; q++)");
+  emit(g, "int64_t from, to;");
+  emit(g, "range_exchange(%s, n, P, pid, q, 0, &from, &to);", exchange_name(s->xch));
+  emit(g, "if (from < to) sb_%s(q, rt_head(0, %d, pid), n, (t_%s){to - from, %s.at + (from - %s)});", vt, field_of(stage),
+       vt, m->stored, m->lo);
+  close_block(g);
+  // the elements [base, base + hi): [0, hi) for inits, [n - hi, n) for tails
+  emit(g, "t_%s *%s = rt_array(%s > %s ? %s : 0, sizeof *%s);", et, all, m->hi, m->lo, m->hi, all);
+  open_block(g, "/* our own part */");
+  emit(g, "int64_t own = %s > %s ? %s : %s;", m->lo, base, m->lo, base);
+  emit(g, "if (%s > own) memcpy(%s + (own - %s), %s.at + (own - %s), (size_t)(%s - own) * sizeof *%s);", m->hi, all,
+       base, m->stored, m->lo, m->hi, all);
+  close_block(g);
+  emit_sync(g, "the parts exchanged");
+  open_block(g, "for (int q = 0; q < P; q++)");
+  emit(g, "int64_t from, to;");
+  emit(g, "range_exchange(%s, n, P, q, pid, 0, &from, &to);", exchange_name(s->xch));
+  emit(g, "if (from < to) ub_%s(rt_find(%d, q), to - from, %s + (from - %s));", vt, field_of(stage), all, base);
+  close_block(g);
+  m->stored = define_temp(g, stage->a->ty, fmt(g, "{%s > %s ? %s : 0, %s}", m->hi, m->lo, m->hi, all));
+}
+
+// The segments of this process's elements: views of the elements held,
+// segment j (of the whole) being [0, j] for inits and [n-1-j, n-1] for
+// tails, which m->stored holds from n - hi on. Alone, the whole vector's.
+static void emit_segments(Cg *g, Emit *m, const Step *s) {
+  Ir *stage = m->r->stages[s->to];
+  if (m->alone) {
+    m->stored = cg_segments(g, stage, m->stored);
+    return;
+  }
+  const char *res = new_vec(g, stage->ty, fmt(g, "%s - %s", m->hi, m->lo)), *j = temp(g);
+  const char *start = stage->kind == IR_INITS ? "0" : fmt(g, "%s.len - 1 - %s", m->stored, j);
+  emit(g, "for (int64_t %s = %s; %s < %s; %s++) %s.at[%s - %s] = (%s){%s + 1, %s.at + %s};", j, m->lo, j, m->hi, j, res,
+       j, m->lo, ctype(g, stage->a->ty), j, m->stored, start);
+  m->stored = res;
+}
+
+// The result's blocks to process 0, or to every process.
+static void emit_gather(Cg *g, Emit *m, const Step *s) {
+  const char *vt = mangle(g, m->r->root->ty);
+  int field = field_of(m->r->root);
+  emit(g, "/* gather */");
+  if (!m->placed)  // stored by a c_prod or the segments: this process's part copied in
+    emit(g, "if (%s && %s.len > 0) memcpy(%s.at + %s, %s.at, (size_t)%s.len * sizeof *%s.at);",
+         s->xch == XCH_ALLGATHER ? "true" : "pid == 0", m->stored, m->res, m->lo, m->stored, m->stored, m->res);
+  open_block(g, "for (int q = 0; q < P; q++)");
+  emit(g, "int64_t from, to;");
+  emit(g, "range_exchange(%s, n, P, pid, q, 0, &from, &to);", exchange_name(s->xch));
+  emit(g, "if (from < to) sb_%s(q, rt_head(0, %d, pid), n, %s);", vt, field, m->stored);
+  close_block(g);
+  if (m->scratch) emit(g, "rt_release(%s); /* the stages' arrays are dead (sent data is copied) */", m->scratch);
+  emit_sync(g, "the gather");
+  open_block(g, "for (int q = 0; q < P; q++)");
+  emit(g, "int64_t from, to;");
+  emit(g, "range_exchange(%s, n, P, q, pid, 0, &from, &to);", exchange_name(s->xch));
+  emit(g, "if (from < to) ub_%s(rt_find(%d, q), to - from, %s.at + from);", vt, field, m->res);
+  close_block(g);
+  m->stored = m->res;
+}
+
+static void emit_step(Cg *g, Emit *m, const Step *s, const Step *next) {
+  switch (s->kind) {
+  case STEP_FETCH: return;  // at the call (top.c): the operands are converted before it
+  case STEP_PASS: emit_pass(g, m, s, next); return;
+  case STEP_EXCHANGE:
+    if (s->xch == XCH_INITS || s->xch == XCH_TAILS) exchange_segments(g, m, s);
+    else emit_exchange(g, m, s);
+    return;
+  case STEP_COMBINE: emit_combine(g, m, s); return;
+  case STEP_SEGMENTS: emit_segments(g, m, s); return;
+  case STEP_GATHER: emit_gather(g, m, s); return;
+  }
+}
+
+//
+// The functions.
+//
+
+// The fields of the capture struct: the captured variables, the captured
+// inputs, c_prod's operands, as the fetch items are numbered.
+typedef struct Field {
+  Type *ty;
+  const char *name;
+} Field;
+
+static int cap_fields(Cg *g, Region *r, Field *f) {
+  int n = 0;
+  for (int i = 0; i < r->ncaptured; i++) f[n++] = (Field){r->captured[i]->ty, var_name(g, r->captured[i])};
+  for (int i = 0; i < r->ninputs; i++) f[n++] = (Field){r->inputs[i]->ty, input_name(g, r->inputs[i]->index)};
+  for (int s = 0; s < r->nstages; s++)
+    if (r->stages[s]->kind == IR_C_PROD) f[n++] = (Field){r->stages[s]->a->ty, fmt(g, "o%d", s)};
+  return n;
+}
+
+const char *region_cap_type(Cg *g, Region *r) { return fmt(g, "r%d_cap", r->id); }
+
+// Does the region's result hold no vector made by its stages, so that their
+// scratch memory may be released once the result is complete?
+static bool region_releases(Region *r) {
+  return !ir_type_has_vec(r->root->kind == IR_FOLD ? r->root->ty : r->root->ty->a);
+}
+
+// rN_alone (the whole argument, one process) or rN_par (this process's
+// block of n): the region's steps; returns the result.
+static void region_function(Cg *g, Region *r, const RegionSteps *st, bool alone) {
+  Ir *root = r->root;
+  const RegionChoice *c = &g->pl->region[r->id - 1];
+  buf_printf(g->out, "/* region %d at %s%s */\n", r->id, where(g, root->pos),
+             alone ? ": the whole vector on one process, one fused pass" : ": every process's block");
+  buf_printf(g->out, "static %s r%d_%s(const r%d_cap *cap", ctype(g, root->ty), r->id, alone ? "alone" : "par", r->id);
+  buf_printf(g->out, ", %s b0", ctype(g, r->first->kind == IR_PAIR_MAP ? r->first->a->ty : plan_chain_arg(r->first)->ty));
+  if (r->first->kind == IR_PAIR_MAP) buf_printf(g->out, ", %s b1", ctype(g, r->first->b->ty));
+  buf_printf(g->out, alone ? ") {\n" : ", int64_t n) {\n");
+  g->indent = 1;
+  Field f[plan_fetch_max(r)];
+  int nf = cap_fields(g, r, f);
+  for (int i = 0; i < nf; i++) define(g, f[i].ty, f[i].name, fmt(g, "cap->%s", f[i].name));
+  emit(g, "(void)cap;");
+  Emit m = {.r = r, .alone = alone, .stored = "b0"};
+  const char **by_stage[] = {NULL, NULL, NULL, NULL};
+  for (int i = 0; i < 4; i++) by_stage[i] = arena_calloc(g->arena, (size_t)r->nstages + 1, sizeof(char *));
+  m.scan = by_stage[0], m.total = by_stage[1], m.offset = by_stage[2], m.when = by_stage[3];
+  if (!alone) {
+    emit(g, "int pid = bsp_pid(), P = bsp_nprocs();");
+    m.lo = define_temp(g, lower_type(g->ir, T_INT, NULL, NULL), "range_lo(n, P, pid)");
+    m.hi = define_temp(g, lower_type(g->ir, T_INT, NULL, NULL), "range_lo(n, P, pid + 1)");
+    if (root->kind != IR_FOLD && c->out != LAY_BLOCK) {
+      const char *array = fmt(g, "rt_array(n, sizeof(t_%s))", mangle(g, root->ty->a));
+      m.res = define_temp(g, root->ty, fmt(g, "{n, %s}", c->out == LAY_ALL ? array : fmt(g, "pid == 0 ? %s : NULL", array)));
+    }
+    if (region_releases(r) && c->out != LAY_BLOCK) emit(g, "size_t %s = rt_mark();", m.scratch = "scratch");
+  }
+  for (int i = 0; i < st->nsteps; i++) emit_step(g, &m, &st->steps[i], i + 1 < st->nsteps ? &st->steps[i + 1] : NULL);
+  const char *v = root->kind == IR_FOLD ? m.partial : m.stored;
+  if (m.scratch && root->kind == IR_FOLD) emit(g, "rt_release(%s);", m.scratch);
+  flush_ops(g);
+  emit(g, "return %s;", v);
+  buf_printf(g->out, "}\n\n");
+}
+
+void cg_region_functions(Cg *g, Region *r) {
+  Buf *saved_out = g->out;
+  int saved_indent = g->indent;
+  bool saved_counting = g->counting;
+  int64_t saved_pending = g->pending;
+  const char **saved_pre = g->pre;
+  g->out = &g->regions;
+  g->counting = true;
+  g->pending = 0;
+  g->pre = NULL;
+  Field f[plan_fetch_max(r)];
+  int nf = cap_fields(g, r, f);
+  buf_printf(g->out, "/* region %d: the data its functions read, and c_prod's operands */\ntypedef struct {\n", r->id);
+  for (int i = 0; i < nf; i++) buf_printf(g->out, "  %s %s;\n", ctype(g, f[i].ty), f[i].name);
+  buf_printf(g->out, "  char unused; /* (a struct needs a member) */\n} r%d_cap;\n\n", r->id);
+  RegionChoice alone = g->pl->region[r->id - 1];
+  alone.alone = true;
+  RegionSteps steps = plan_region_steps(g->ir, r, &alone);
+  region_function(g, r, &steps, true);
+  if (!g->pl->region[r->id - 1].alone) region_function(g, r, &g->pl->steps[r->id - 1], false);
+  g->out = saved_out;
+  g->indent = saved_indent;
+  g->counting = saved_counting;
+  g->pending = saved_pending;
+  g->pre = saved_pre;
+}

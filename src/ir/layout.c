@@ -1,0 +1,255 @@
+// layout.c: where every value computed at top level lives under a plan's
+// choices (docs/compiler.md, "Layouts"): each top-level node is made in one
+// layout (have) and read by its consumer in another (need), with a
+// conversion between them when they differ; a region's operands are
+// converted by its fetch. The code generator and the exact model both read
+// these tables; neither decides a layout itself.
+#include "ir/ir.h"
+
+#include <string.h>
+
+Exchange plan_conversion(Layout from, Layout to) {
+  if (from == to || from == LAY_NONE || to == LAY_NONE) return XCH_COUNT;
+  if (from == LAY_ALL) return XCH_COUNT;  // read on process 0, or as a block: a view of it
+  if (from == LAY_ROOT) return to == LAY_ALL ? XCH_BCAST : XCH_SCATTER;
+  return to == LAY_ROOT ? XCH_GATHER : XCH_ALLGATHER;
+}
+
+//
+// Regions' operands: the top-level nodes a region reads, in the order the
+// executor evaluates them (c_prod's operands outermost stage first, then
+// the first stage's argument or arguments).
+//
+
+static int region_args(const Region *r) { return r->first->kind == IR_PAIR_MAP ? 2 : 1; }
+
+static int region_operands(const Region *r, Ir **out) {
+  int n = 0;
+  for (int s = r->nstages - 1; s >= 0; s--)
+    if (r->stages[s]->kind == IR_C_PROD) out[n++] = r->stages[s]->a;
+  if (r->first->kind == IR_PAIR_MAP) {
+    out[n++] = r->first->a;
+    out[n++] = r->first->b;
+  } else {
+    out[n++] = plan_chain_arg(r->first);
+  }
+  return n;
+}
+
+int plan_fetch_max(const Region *r) { return r->ncaptured + r->ninputs + r->nstages + 2; }
+
+Layout plan_region_out(const Plan *pl, const Region *r) { return pl->region[r->id - 1].out; }
+
+// Where region r reads a value of its functions (captured, or a c_prod
+// operand) and where its argument.
+static Layout full_target(const RegionChoice *c) { return c->alone ? c->out : LAY_ALL; }
+static Layout arg_target(const RegionChoice *c) { return c->alone ? c->out : LAY_BLOCK; }
+
+int plan_fetch_items(const Plan *pl, const Region *r, FetchItem *items) {
+  const RegionChoice *c = &pl->region[r->id - 1];
+  int n = 0;
+  for (int i = 0; i < r->ncaptured; i++)
+    items[n++] = (FetchItem){FETCH_VAR, i, r->captured[i]->ty, pl->var[r->captured[i]->id], full_target(c), XCH_COUNT};
+  for (int i = 0; i < r->ninputs; i++)
+    items[n++] = (FetchItem){FETCH_INPUT, i, r->inputs[i]->ty, pl->input[r->inputs[i]->index], full_target(c), XCH_COUNT};
+  for (int s = 0; s < r->nstages; s++) {
+    Ir *o = r->stages[s]->a;
+    if (r->stages[s]->kind == IR_C_PROD) items[n++] = (FetchItem){FETCH_OPERAND, s, o->ty, pl->have[o->id], full_target(c), XCH_COUNT};
+  }
+  Ir *args[2] = {r->first->kind == IR_PAIR_MAP ? r->first->a : plan_chain_arg(r->first),
+                 r->first->kind == IR_PAIR_MAP ? r->first->b : NULL};
+  for (int i = 0; i < 2 && args[i]; i++)
+    items[n++] = (FetchItem){FETCH_ARG, i, args[i]->ty, pl->have[args[i]->id], arg_target(c), XCH_COUNT};
+  for (int i = 0; i < n; i++) items[i].xch = plan_conversion(items[i].from, items[i].to);
+  return n;
+}
+
+bool plan_fetch_sends(const Plan *pl, const Region *r) {
+  if (pl->p == 1) return false;
+  FetchItem items[plan_fetch_max(r)];
+  int n = plan_fetch_items(pl, r, items);
+  for (int i = 0; i < n; i++)
+    if (items[i].xch != XCH_COUNT) return true;
+  return false;
+}
+
+//
+// Deriving the layouts.
+//
+
+static Layout derive(Plan *pl, Ir *e);
+
+// e's consumer reads it in layout need; a let passes the need to its body.
+static void require(Plan *pl, Ir *e, Layout need) {
+  if (e->kind == IR_LET) {
+    require(pl, e->body, need);
+    pl->have[e->id] = need;
+  }
+  pl->need[e->id] = need;
+}
+
+// The layout a part that runs on one process or on all must take, from its
+// operands' layouts: on process 0 if one of them is only there, on every
+// process if all of them are everywhere, else as the plan says (a
+// distributed operand is gathered to process 0 or to every process).
+static Layout meet(Plan *pl, Ir *e, const Layout *have, int n) {
+  if (pl->master) return LAY_ROOT;
+  bool root = false, all = true;
+  for (int i = 0; i < n; i++) {
+    root |= have[i] == LAY_ROOT;
+    all &= have[i] == LAY_ALL || have[i] == LAY_NONE;
+  }
+  if (root) return LAY_ROOT;
+  if (all) return LAY_ALL;
+  return pl->place[e->id] == LAY_ALL ? LAY_ALL : LAY_ROOT;
+}
+
+// The top-level references (variables bound at top level, inputs) in a part
+// without regions: it runs where they are.
+static int references(Plan *pl, Ir *e, Ir **out, int n) {
+  if ((e->kind == IR_VAR && pl->var[e->var->id] != LAY_NONE) || e->kind == IR_INPUT) {
+    out[n] = e;
+    return n + 1;
+  }
+  Ir *kids[ir_max_kids(e)];
+  int k = ir_kids(e, kids);
+  for (int i = 0; i < k; i++) n = references(pl, kids[i], out, n);
+  return n;
+}
+
+static int count_references(Plan *pl, Ir *e) {
+  if ((e->kind == IR_VAR && pl->var[e->var->id] != LAY_NONE) || e->kind == IR_INPUT) return 1;
+  Ir *kids[ir_max_kids(e)];
+  int k = ir_kids(e, kids), n = 0;
+  for (int i = 0; i < k; i++) n += count_references(pl, kids[i]);
+  return n;
+}
+
+static Layout reference_layout(Plan *pl, Ir *e) {
+  return e->kind == IR_INPUT ? pl->input[e->index] : pl->var[e->var->id];
+}
+
+// A part without regions: one sequential computation where its references are.
+static Layout derive_part(Plan *pl, Ir *e) {
+  if (e->kind == IR_VAR || e->kind == IR_INPUT) return pl->have[e->id] = reference_layout(pl, e);
+  int n = count_references(pl, e);
+  Ir **refs = arena_calloc(pl->ir->arena, (size_t)n + 1, sizeof *refs);
+  Layout *have = arena_calloc(pl->ir->arena, (size_t)n + 1, sizeof *have);
+  references(pl, e, refs, 0);
+  for (int i = 0; i < n; i++) have[i] = pl->have[refs[i]->id] = reference_layout(pl, refs[i]);
+  Layout at = meet(pl, e, have, n);
+  for (int i = 0; i < n; i++) require(pl, refs[i], at);
+  return pl->have[e->id] = at;
+}
+
+static Layout derive_region(Plan *pl, Ir *e) {
+  Region *r = e->region;
+  RegionChoice *c = &pl->region[r->id - 1];
+  Ir *ops[r->nstages + 2];
+  int n = region_operands(r, ops);
+  for (int i = 0; i < n; i++) derive(pl, ops[i]);
+  for (int i = 0; i < n; i++) require(pl, ops[i], i < n - region_args(r) ? full_target(c) : arg_target(c));
+  return pl->have[e->id] = c->out;
+}
+
+// A top-level iter whose function runs regions: its value lives in one
+// layout from one iteration to the next.
+static Layout derive_iter(Plan *pl, Ir *e) {
+  Layout init = derive(pl, e->a);
+  derive(pl, e->b);
+  Layout at = pl->place[e->id] != LAY_NONE ? pl->place[e->id] : init;
+  pl->var[e->x->id] = at;
+  require(pl, e->a, at);
+  require(pl, e->b, LAY_ALL);  // every process counts the iterations
+  derive(pl, e->body);
+  require(pl, e->body, at);
+  return pl->have[e->id] = at;
+}
+
+// A top-level ifs with regions in a branch: every process takes the branch.
+static Layout derive_ifs(Plan *pl, Ir *e) {
+  derive(pl, e->a);
+  require(pl, e->a, LAY_ALL);
+  Layout then = derive(pl, e->b);
+  derive(pl, e->c);
+  Layout at = pl->place[e->id] != LAY_NONE ? pl->place[e->id] : then;
+  require(pl, e->b, at);
+  require(pl, e->c, at);
+  return pl->have[e->id] = at;
+}
+
+// Any other form with a region below it: its operands first, then its own
+// operation where they meet.
+static Layout derive_operation(Plan *pl, Ir *e) {
+  Ir *kids[ir_max_kids(e)];
+  int n = ir_kids(e, kids);
+  Layout have[n + 1];
+  have[n] = LAY_NONE;
+  for (int i = 0; i < n; i++) have[i] = derive(pl, kids[i]);
+  Layout at = meet(pl, e, have, n);
+  for (int i = 0; i < n; i++) require(pl, kids[i], at);
+  return pl->have[e->id] = at;
+}
+
+static Layout derive(Plan *pl, Ir *e) {
+  if (!ir_holds_region(e)) return derive_part(pl, e);
+  switch (e->kind) {
+  case IR_LET:
+    pl->var[e->var->id] = derive(pl, e->a);
+    require(pl, e->a, pl->have[e->a->id]);
+    return pl->have[e->id] = derive(pl, e->body);
+  case IR_ITER: return derive_iter(pl, e);
+  case IR_IFS: return derive_ifs(pl, e);
+  default:
+    if (ir_is_skeleton(e->kind) && e->mode == MODE_TOP) return derive_region(pl, e);
+    return derive_operation(pl, e);
+  }
+}
+
+//
+// Collective parts: a region, a conversion, or anything holding one runs
+// in supersteps on every process together.
+//
+
+static bool mark_collective(Plan *pl, Ir *e) {
+  bool region = ir_is_skeleton(e->kind) && e->mode == MODE_TOP && e == e->region->root;
+  bool c = region || (pl->need[e->id] != LAY_NONE && plan_conversion(pl->have[e->id], pl->need[e->id]) != XCH_COUNT);
+  if (region) {
+    Ir *ops[e->region->nstages + 2];
+    int n = region_operands(e->region, ops);
+    for (int i = 0; i < n; i++) mark_collective(pl, ops[i]);
+  } else {
+    Ir *kids[ir_max_kids(e)];
+    int n = ir_kids(e, kids);
+    for (int i = 0; i < n; i++) c |= mark_collective(pl, kids[i]);
+  }
+  return pl->collective[e->id] = c;
+}
+
+// Choices that cannot hold, corrected: a region alone runs where its
+// result stays (on process 0 or on all); a fold's result lives where its
+// method leaves it; a prefix too long for the stage mask is stored.
+static void normalise(Plan *pl) {
+  for (int r = 0; r < pl->ir->nregions; r++) {
+    Region *g = pl->ir->regions[r];
+    RegionChoice *c = &pl->region[r];
+    if (c->alone && c->out == LAY_BLOCK) c->out = LAY_ROOT;
+    if (!c->alone && g->root->kind == IR_FOLD) c->out = c->fold == FOLD_ALLREDUCE ? LAY_ALL : LAY_ROOT;
+    if (g->nstages > 64) c->prefix = PREFIX_STORE;
+    if (c->lanes < 1) c->lanes = 1;
+  }
+  for (int k = 0; k < pl->ir->prog->ninputs; k++)
+    if (pl->input[k] == LAY_BLOCK && pl->ir->prog->inputs[k]->itype->kind != IT_VEC) pl->input[k] = LAY_ALL;
+}
+
+void plan_finish(Plan *pl) {
+  IrProgram *ir = pl->ir;
+  normalise(pl);
+  for (int i = 0; i < ir->nnodes; i++) pl->have[i] = pl->need[i] = LAY_NONE;
+  for (int i = 0; i <= ir->nvars; i++) pl->var[i] = LAY_NONE;
+  Layout at = derive(pl, ir->main);
+  require(pl, ir->main, at == LAY_BLOCK && !pl->block_result ? LAY_ROOT : at);
+  memset(pl->collective, 0, (size_t)ir->nnodes * sizeof *pl->collective);
+  mark_collective(pl, ir->main);
+  for (int r = 0; r < ir->nregions; r++) pl->steps[r] = plan_region_steps(ir, ir->regions[r], &pl->region[r]);
+}

@@ -1,0 +1,106 @@
+/* ranges.h: who owns which elements and who sends what to whom: the block
+ * distribution and the message pattern of every exchange the plan uses.
+ * One source of truth: the exact cost model (src/cost/exact.c) calls these
+ * functions to count the messages, and the code generator embeds this file
+ * in every generated program, whose loops call them to send and receive
+ * (docs/compiler.md, "Steps"). Plain C, no dependencies beyond stdint. */
+#ifndef VECBSP_RANGES_H
+#define VECBSP_RANGES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Process k of p owns elements [range_lo(n, p, k), range_lo(n, p, k + 1))
+ * of a vector of n elements: floor(k n / p). */
+static inline int64_t range_lo(int64_t n, int p, int k) { return (int64_t)((__int128)n * k / p); }
+
+static inline bool range_empty(int64_t n, int p, int k) { return range_lo(n, p, k) == range_lo(n, p, k + 1); }
+
+/* The message patterns. A vector pattern moves elements [lo, hi) of a
+ * vector of n elements; a value pattern (a fold's partial result, a
+ * prefix's block total) moves one value, [0, 1). */
+typedef enum {
+  XCH_SCATTER,    /* process 0 sends every other process its block, even empty (the tag carries n) */
+  XCH_BCAST,      /* process 0 sends every other process the whole vector (or value) */
+  XCH_GATHER,     /* every other process with elements sends them to process 0 */
+  XCH_ALLGATHER,  /* every process with elements sends them to every other process */
+  XCH_INITS,      /* inits: every process with elements sends them to every higher one with elements */
+  XCH_TAILS,      /* tails: each process with elements sends every other one with elements the part
+                   * of its block among the last hi_to elements, which that one's segments need */
+  XCH_PARTIALS,   /* fold, gather method: every other process with elements sends its partial to 0 */
+  XCH_ALLREDUCE,  /* fold, total exchange: every process with elements sends its partial to all */
+  XCH_TREE,       /* fold, tree method, one round: a process at an odd multiple of 2^round sends the
+                   * combination of the blocks it holds, if any, 2^round processes down */
+  XCH_TOTALS,     /* prefix: every process with elements sends its block total to every higher one
+                   * with elements */
+  XCH_COUNT
+} Exchange;
+
+/* In one round of the tree, the processes whose partials process k holds:
+ * [k, range_tree_end(p, k, round)). */
+static inline int range_tree_end(int p, int k, int round) {
+  int64_t end = (int64_t)k + ((int64_t)1 << round);
+  return end < p ? (int)end : p;
+}
+
+/* Does process k hold a partial result in a round of the tree (some of the
+ * blocks it has combined so far is not empty)? */
+static inline bool range_tree_holds(int64_t n, int p, int k, int round) {
+  return range_lo(n, p, k) < range_lo(n, p, range_tree_end(p, k, round));
+}
+
+/* The rounds of the tree over p processes: ceil(log2 p). */
+static inline int range_tree_rounds(int p) {
+  int r = 0;
+  while (((int64_t)1 << r) < p) r++;
+  return r;
+}
+
+/* What process `from` sends process `to` under pattern x (round: XCH_TREE's):
+ * the elements [*lo, *hi); nothing when *lo >= *hi. */
+static inline void range_exchange(Exchange x, int64_t n, int p, int from, int to, int round, int64_t *lo, int64_t *hi) {
+  int64_t from_lo = range_lo(n, p, from), from_hi = range_lo(n, p, from + 1);
+  bool has = from_lo < from_hi, to_has = !range_empty(n, p, to);
+  *lo = 0, *hi = 0;
+  if (from == to) return;
+  switch (x) {
+  case XCH_SCATTER:
+    if (from == 0) *lo = range_lo(n, p, to), *hi = range_lo(n, p, to + 1);
+    return;
+  case XCH_BCAST: if (from == 0) *hi = n; return;
+  case XCH_GATHER: if (to == 0 && has) *lo = from_lo, *hi = from_hi; return;
+  case XCH_ALLGATHER: if (has) *lo = from_lo, *hi = from_hi; return;
+  case XCH_INITS: if (has && to > from && to_has) *lo = from_lo, *hi = from_hi; return;
+  case XCH_TAILS: {
+    int64_t need = n - range_lo(n, p, to + 1); /* the first element to's segments need */
+    if (has && to_has && need < from_hi) *lo = need > from_lo ? need : from_lo, *hi = from_hi;
+    return;
+  }
+  case XCH_PARTIALS: if (to == 0 && has) *hi = 1; return;
+  case XCH_ALLREDUCE: if (has) *hi = 1; return;
+  case XCH_TREE: {
+    int64_t step = (int64_t)1 << round;
+    if (from % (2 * step) == step && to == from - step && range_tree_holds(n, p, from, round)) *hi = 1;
+    return;
+  }
+  case XCH_TOTALS: if (has && to > from && to_has) *hi = 1; return;
+  default: return;
+  }
+}
+
+/* Does a message go from `from` to `to`? An empty scattered block does: it
+ * tells its receiver n. */
+static inline bool range_sends(Exchange x, int64_t n, int p, int from, int to, int round) {
+  int64_t lo, hi;
+  range_exchange(x, n, p, from, to, round, &lo, &hi);
+  return lo < hi || (x == XCH_SCATTER && from == 0 && to != 0);
+}
+
+/* A fold of n elements with `lanes` accumulators runs them side by side
+ * when every lane gets two elements at least; lane j starts at
+ * range_lane_lo(n, lanes, j) = j * floor(n / lanes), and the last lane
+ * takes the rest (range_lane_lo(n, lanes, lanes) = n). */
+static inline bool range_laned(int lanes, int64_t n) { return lanes > 1 && n >= 2 * (int64_t)lanes; }
+static inline int64_t range_lane_lo(int64_t n, int lanes, int j) { return j == lanes ? n : n / lanes * j; }
+
+#endif
