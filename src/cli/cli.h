@@ -154,5 +154,6 @@ int cmd_sweep(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 
 #endif

@@ -1,11 +1,150 @@
 // plan.c: the plan a command compiles, runs or predicts (--plan), and
 // `vecbsp plan FILE`: the chosen implementation of every skeleton
-// application with the predicted seconds of each alternative.
+// application with the predicted seconds of each alternative, or with
+// --vary p=FROM:TO the predicted seconds over p and the best p.
 #include "cli/cli.h"
 #include "cost/cost.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+// The machine a plan is made for: --machine, else $VECBSP_MACHINE, else
+// the built-in local one.
+static Machine planning_machine(Arena *a, const Options *opt) {
+  Options o = *opt;
+  const char *env = getenv("VECBSP_MACHINE");
+  if (!o.machine) o.machine = env && *env ? env : "local";
+  return cost_machine_from_options(a, &o);
+}
+
 Plan *cli_plan(Arena *a, Program *prog, const int64_t *params, const Options *opt, int p) {
-  Machine m = cost_machine_from_options(a, opt);
+  Machine m = planning_machine(a, opt);
   m.p = p;
   return cost_plan(prog, params, &m, opt->plan, opt->output && opt->output[0]);
+}
+
+// A region's stages, as "map, prefix, map, fold".
+static char *stages_text(Arena *a, const Region *r) {
+  char *s = "";
+  for (int i = 0; i < r->nstages; i++)
+    s = arena_printf(a, "%s%s%s", s, i ? ", " : "", builtin_name(ir_builtin(r->stages[i]->kind)));
+  return s;
+}
+
+static char *where_text(Arena *a, Pos p) { return arena_printf(a, "%s:%d:%d", p.src->name, p.line, p.col); }
+
+static void print_report(Arena *a, Program *prog, const Machine *m, const PlanReport *rep) {
+  const Plan *pl = rep->plan;
+  IrProgram *ir = pl->ir;
+  printf("%s: plan '%s' for p = %d on machine %s\n", prog->src->name, pl->name, pl->p, m->name);
+  printf("predicted %.6g s; the papers' template %.6g s\n", rep->seconds, rep->paper_seconds);
+  for (int k = 0; k < prog->ninputs; k++) {
+    Layout l = pl->input[k];
+    printf("input %s: %s\n", prog->inputs[k]->name,
+           l == LAY_BLOCK ? "by blocks" : l == LAY_ALL ? "whole on every process" : "on process 0");
+  }
+  for (int r = 0; r < ir->nregions; r++) {
+    Region *g = ir->regions[r];
+    printf("\n%s: %s\n  chosen: %s%s\n", where_text(a, g->root->pos), stages_text(a, g),
+           plan_choice_text(a, g, &pl->region[r]), pl->region[r].lanes > 1 ? ", 4 lanes" : "");
+    if (!rep->region) continue;
+    const RegionReport *rr = &rep->region[r];
+    printf("  %12s  alternative (the search's estimate of the program with it)\n", "seconds");
+    for (int i = 0; i < rr->nalts; i++) {
+      if (rr->program[i] >= 1e299) continue;
+      printf("  %12.6g  %s%s\n", rr->program[i], plan_choice_text(a, g, &rr->alt[i]), rr->alt[i].lanes > 1 ? ", 4 lanes" : "");
+    }
+  }
+}
+
+static json_t *report_json(Arena *a, Program *prog, const int64_t *params, const Machine *m, const PlanReport *rep) {
+  const Plan *pl = rep->plan;
+  IrProgram *ir = pl->ir;
+  json_t *jparams = json_object(), *inputs = json_object(), *regions = json_array();
+  for (int k = 0; k < prog->nparams; k++) json_object_set_new(jparams, prog->params[k]->name, json_integer(params[k]));
+  for (int k = 0; k < prog->ninputs; k++)
+    json_object_set_new(inputs, prog->inputs[k]->name, json_string(plan_layout_name(pl->input[k])));
+  for (int r = 0; r < ir->nregions; r++) {
+    Region *g = ir->regions[r];
+    const RegionChoice *c = &pl->region[r];
+    json_t *alts = json_array();
+    for (int i = 0; rep->region && i < rep->region[r].nalts; i++) {
+      const RegionReport *rr = &rep->region[r];
+      if (rr->program[i] >= 1e299) continue;
+      json_array_append_new(alts, cost_json_checked(json_pack(
+          "{s:s, s:b, s:o}", "implementation", plan_choice_text(a, g, &rr->alt[i]), "lanes", rr->alt[i].lanes > 1,
+          "seconds", cost_json_number(rr->program[i]))));
+    }
+    json_array_append_new(regions, cost_json_checked(json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:o}", "where", where_text(a, g->root->pos), "stages", stages_text(a, g),
+        "chosen", plan_choice_text(a, g, c), "result", plan_layout_name(c->out), "fold", plan_fold_name(c->fold),
+        "prefix", plan_prefix_name(c->prefix), "lanes", c->lanes, "alternatives", alts)));
+  }
+  return cost_json_checked(json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o}", "program", prog->src->name, "plan",
+                                     pl->name, "machine", m->name, "p", pl->p, "params", jparams, "seconds",
+                                     cost_json_number(rep->seconds), "paper_seconds", cost_json_number(rep->paper_seconds),
+                                     "inputs", inputs, "regions", regions));
+}
+
+// --vary p=FROM:TO: the predicted seconds at every p, and the best p.
+static void vary_p(Arena *a, Program *prog, const int64_t *params, const Options *opt, const char *spec) {
+  int from, to;
+  char end;
+  if (strncmp(spec, "p=", 2) != 0 || sscanf(spec + 2, "%d:%d%c", &from, &to, &end) != 2 || from < 1 || to < from ||
+      to > 1024)
+    fatal("plan --vary expects p=FROM:TO with 1 <= FROM <= TO <= 1024, got '%s'", spec);
+  Machine m = planning_machine(a, opt);
+  json_t *rows = json_array();
+  int best = from;
+  double best_seconds = INFINITY;
+  if (!opt->json) printf("%6s %14s %14s\n", "p", "seconds", "paper");
+  for (int p = from; p <= to; p++) {
+    m.p = p;
+    PlanReport rep = cost_plan_report(prog, params, &m, opt->plan, false);
+    if (opt->json)
+      json_array_append_new(rows, cost_json_checked(json_pack("{s:i, s:o, s:o}", "p", p, "seconds", cost_json_number(rep.seconds),
+                                                              "paper_seconds", cost_json_number(rep.paper_seconds))));
+    else
+      printf("%6d %14.6g %14.6g\n", p, rep.seconds, rep.paper_seconds);
+    if (rep.seconds < best_seconds) best_seconds = rep.seconds, best = p;
+  }
+  if (opt->json) {
+    json_t *root = cost_json_checked(json_pack("{s:s, s:s, s:o, s:i}", "program", prog->src->name, "machine", m.name,
+                                               "rows", rows, "best_p", best));
+    json_dumpf(root, stdout, JSON_INDENT(2));
+    fputc('\n', stdout);
+    json_decref(root);
+  } else {
+    printf("best p = %d (%.6g s)\n", best, best_seconds);
+  }
+}
+
+int cmd_plan(int argc, char **argv) {
+  Options opt;
+  cli_parse_options(argc, argv, &opt);
+  if (opt.nfiles != 1) fatal("plan expects one program file: vecbsp plan FILE -D NAME=VALUE ...");
+  if (opt.nvaries > 1) fatal("plan takes one --vary p=FROM:TO");
+  Arena *a = arena_new();
+  Program *prog = cli_load_program(a, opt.files[0], NULL);
+  int64_t *params = cli_bind_params(a, prog, &opt);
+  cost_shape_check(prog, params);
+  if (opt.nvaries) {
+    vary_p(a, prog, params, &opt, opt.varies[0]);
+  } else {
+    Machine m = planning_machine(a, &opt);
+    if (opt.p) m.p = opt.p;
+    PlanReport rep = cost_plan_report(prog, params, &m, opt.plan, opt.output && opt.output[0]);
+    if (opt.json) {
+      json_t *root = report_json(a, prog, params, &m, &rep);
+      json_dumpf(root, stdout, JSON_INDENT(2));
+      fputc('\n', stdout);
+      json_decref(root);
+    } else {
+      print_report(a, prog, &m, &rep);
+    }
+  }
+  arena_free(a);
+  return 0;
 }

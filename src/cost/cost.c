@@ -147,6 +147,13 @@ void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool b
   count[CAL_BARRIERS] = barrier;
 }
 
+double cost_step_seconds(const Machine *m, const ExactStep *st, int p, bool barrier, MemoryShares shares) {
+  if (!m->cal.present) return ((double)st->w + (double)st->h * m->g + (barrier ? m->l : 0)) / m->s;
+  double count[CAL_TERMS];
+  cost_step_counts(&m->cal, st, p, barrier, shares, count);
+  return calibration_predict(m->cal.unit, count);
+}
+
 // A superstep as the analysis reports it: with a calibrated machine, the
 // busiest process's local time, then its h-relation and barrier.
 static CostStep exact_step(const Calibration *cal, const ExactStep *st, int p, bool barrier, MemoryShares shares) {

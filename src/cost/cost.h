@@ -121,9 +121,32 @@ enum { EXACT_STEPS_LISTED = 100000 };
 void exact_cost(Arena *a, Program *prog, const int64_t *params, const Plan *pl, ExactResult *out);
 
 
+// The exact model's costs of the alternatives, for the planner
+// (planner.c): one run under a base plan that, at each region it reaches,
+// costs every alternative of that region, and at every top-level node
+// every conversion of the node's value, in seconds on a machine.
+typedef double LayoutCosts[LAY_NONE][LAY_NONE];  // by layout from, by layout to
+typedef struct AltCosts {
+  const RegionChoice *alt;  // the region's alternatives (given)
+  int nalts;
+  double *seconds;          // by alternative: its steps, its operands where it reads them, summed over its runs
+  LayoutCosts *fetch;       // by fetch item (its captured variables, then its captured inputs): converting it
+} AltCosts;
+typedef struct PlanCosts {
+  AltCosts *region;    // by region id - 1
+  LayoutCosts *conv;   // by node id: converting its value, summed over its runs
+  bool *reached;       // by node id: evaluated at top level at least once
+} PlanCosts;
+void exact_plan_costs(Arena *a, Program *prog, const int64_t *params, const Plan *base, const Machine *m,
+                      PlanCosts *costs);
+
 //
 // cost.c: the exact model's seconds.
 //
+
+typedef struct MemoryShares MemoryShares;
+// A superstep's seconds on machine m: calibrated, or (w + h g + l) / s.
+double cost_step_seconds(const Machine *m, const ExactStep *st, int p, bool barrier, MemoryShares shares);
 
 // The share of a run's memory traffic served from memory, not the cache,
 // when it touches footprint words at p processes: none up to half the
@@ -134,11 +157,11 @@ double cost_memory_share(const Calibration *cal, double footprint, int p);
 // footprint's), of the accumulators folds overwrite in place (that of the
 // largest, one per process), and of the data read again (the largest set
 // one application touches, one per process).
-typedef struct MemoryShares {
+struct MemoryShares {
   double arrays;       // loads, stores, unpacked words, h-relations
   double accumulator;  // acc_loads
   double reloads;      // reloads: those of the largest set read again (ExactResult's reload_set)
-} MemoryShares;
+};
 MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x);
 // The local time of a process that did c, at these per-unit times.
 double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, MemoryShares shares);
@@ -154,6 +177,23 @@ void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool b
 // choice ("best"), within spec's settings; block_result lets main's value
 // stay distributed (written by blocks). Errors in spec are fatal.
 Plan *cost_plan(Program *prog, const int64_t *params, const Machine *m, const char *spec, bool block_result);
+// The plan and what it was chosen over (vecbsp plan): each region's
+// alternatives with the search's estimate of the whole program's seconds
+// with that alternative (the rest chosen at their best).
+typedef struct RegionReport {
+  RegionChoice *alt;
+  int nalts;
+  double *program;  // by alternative: seconds (HUGE when it cannot be had)
+} RegionReport;
+typedef struct PlanReport {
+  Plan *plan;            // the chosen plan
+  double seconds;        // its predicted seconds on the machine (the exact model)
+  double paper_seconds;  // the papers' template's
+  RegionReport *region;  // by region id - 1 (NULL for the template)
+} PlanReport;
+PlanReport cost_plan_report(Program *prog, const int64_t *params, const Machine *m, const char *spec, bool block_result);
+// A plan's predicted seconds on machine m (the exact model).
+double cost_plan_seconds(Program *prog, const int64_t *params, const Plan *pl, const Machine *m);
 
 // Predicts the cost of req->prog. Errors (shape errors, constructs with no
 // closed form, limits) are diagnostics through error_at/fatal.

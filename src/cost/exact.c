@@ -43,6 +43,7 @@ typedef struct Mark {
   int nsteps;      // supersteps listed
   int64_t W, H;    // totals
   Counts *open;    // copy of the open counts, by pid
+  double *costs;   // planning: a copy of the costs summed so far (costs_flat)
 } Mark;
 
 typedef struct Ex {
@@ -68,6 +69,8 @@ typedef struct Ex {
   int64_t accumulator;    // words of the largest accumulator overwritten in place
   Ir *applying;           // the skeleton or iter whose function is being applied (NULL: none)
   int64_t reload_set;     // words of the largest application that reads an operand again
+  const Machine *m;       // planning (exact_plan_costs): the machine costs are in seconds on
+  PlanCosts *costs;       // planning: what every alternative costs, summed over the run
 } Ex;
 
 static Shape *ev(Ex *x, Ir *e);
@@ -695,8 +698,11 @@ static void value_message(Ex *x, int from, int to, Type *t, Shape *v, bool in_pl
     send_words(x, from, to, shape_value_words(&x->sh, v), true, false);
 }
 
+static double *costs_save(Ex *x);
+static void costs_repeat(Ex *x, const double *saved, int64_t times);
+
 static Mark mark(Ex *x) {
-  Mark m = {x->closed, x->nsteps, x->W, x->H, arena_calloc(x->sh.arena, (size_t)x->p, sizeof *m.open)};
+  Mark m = {x->closed, x->nsteps, x->W, x->H, arena_calloc(x->sh.arena, (size_t)x->p, sizeof *m.open), costs_save(x)};
   memcpy(m.open, x->open, (size_t)x->p * sizeof *m.open);
   return m;
 }
@@ -705,6 +711,7 @@ static Mark mark(Ex *x) {
 // iter in its steady state. Only the open work grows, or the supersteps
 // closed since m are listed again (the open state stays).
 static void repeat(Ex *x, Mark m, int64_t times) {
+  costs_repeat(x, m.costs, times);
   if (x->closed == m.closed) {
     for (int k = 0; k < x->p; k++) {
       Counts d = x->open[k];
@@ -759,18 +766,24 @@ static void conversion_receive(Ex *x, Type *t, Shape *v, Exchange xch) {
 
 // v converted on its own, as a consumer needs it: one superstep when
 // something is sent.
-static void convert(Ex *x, Ir *e, Shape *v, Layout from, Layout to) {
+static void convert_value(Ex *x, Type *t, Pos pos, Shape *v, Layout from, Layout to) {
   Exchange xch = plan_conversion(from, to);
   if (xch == XCH_COUNT || x->p == 1) return;
-  conversion_send(x, e->ty, v, xch, false);
-  barrier(x, e->pos, arena_printf(x->sh.arena, "%s to %s", plan_layout_name(from), plan_layout_name(to)));
-  conversion_receive(x, e->ty, v, xch);
+  conversion_send(x, t, v, xch, false);
+  barrier(x, pos, arena_printf(x->sh.arena, "%s to %s", plan_layout_name(from), plan_layout_name(to)));
+  conversion_receive(x, t, v, xch);
 }
 
-static Shape *top(Ex *x, Ir *e);
+static void convert(Ex *x, Ir *e, Shape *v, Layout from, Layout to) { convert_value(x, e->ty, e->pos, v, from, to); }
 
+static Shape *top(Ex *x, Ir *e);
+static void cost_conversions(Ex *x, Type *t, Pos pos, Shape *v, LayoutCosts *into);
+
+// e's value where its consumer reads it (planning: what every conversion
+// of it would cost, too).
 static Shape *deliver(Ex *x, Ir *e) {
   Shape *v = top(x, e);
+  if (x->costs) cost_conversions(x, e->ty, e->pos, v, &x->costs->conv[e->id]);
   convert(x, e, v, x->pl->have[e->id], x->pl->need[e->id]);
   return v;
 }
@@ -790,8 +803,9 @@ static Shape *placed(Ex *x, Ir *e, Layout at) {
 static void deliver_references(Ex *x, Ir *e) {
   if (e->kind == IR_VAR || e->kind == IR_INPUT) {
     Layout from = x->pl->have[e->id], to = x->pl->need[e->id];
-    if (to != LAY_NONE && from != to && (e->kind == IR_INPUT || x->pl->var[e->var->id] != LAY_NONE))
-      convert(x, e, ev(x, e), from, to);
+    bool top_level = e->kind == IR_INPUT || x->pl->var[e->var->id] != LAY_NONE;
+    if (top_level && x->costs) cost_conversions(x, e->ty, e->pos, ev(x, e), &x->costs->conv[e->id]);
+    if (top_level && to != LAY_NONE && from != to) convert(x, e, ev(x, e), from, to);
     return;
   }
   Ir *kids[ir_max_kids(e)];
@@ -1124,15 +1138,8 @@ static Shape ***per_stage(Ex *x, Region *r) {
   return t;
 }
 
-static Shape *region(Ex *x, Ir *e) {
-  Region *r = e->region;
-  const RegionChoice *c = &x->pl->region[r->id - 1];
-  Shape **operand = arena_calloc(x->sh.arena, (size_t)r->nstages + 1, sizeof *operand), *arg[2] = {NULL, NULL};
-  for (int s = r->nstages - 1; s >= 0; s--)
-    if (r->stages[s]->kind == IR_C_PROD) operand[s] = top(x, r->stages[s]->a);
-  arg[0] = top(x, r->first->kind == IR_PAIR_MAP ? r->first->a : plan_chain_arg(r->first));
-  if (r->first->kind == IR_PAIR_MAP) arg[1] = top(x, r->first->b);
-  fetch(x, r, operand, arg);
+// The region's steps under choice c, its operands in place (fetched).
+static Shape *run_region(Ex *x, Region *r, const RegionChoice *c, const RegionSteps *steps, Shape **operand, Shape **arg) {
   bool alone = c->alone || x->p == 1;
   Run u = {.r = r, .c = c, .alone = alone, .n = len(arg[0]), .operand = operand};
   u.procs = alone && c->out == LAY_ROOT ? 1 : x->p;
@@ -1148,7 +1155,7 @@ static Shape *region(Ex *x, Ir *e) {
   }
   RegionChoice as_alone = *c;
   as_alone.alone = true;
-  RegionSteps st = alone ? plan_region_steps(x->ir, r, &as_alone) : x->pl->steps[r->id - 1];
+  RegionSteps st = alone ? plan_region_steps(x->ir, r, &as_alone) : *steps;
   for (int i = 0; i < st.nsteps; i++) run_step(x, &u, &st.steps[i], i + 1 < st.nsteps ? &st.steps[i + 1] : NULL);
   on(x, 0);
   if (r->root->kind == IR_FOLD) {
@@ -1157,6 +1164,20 @@ static Shape *region(Ex *x, Ir *e) {
     return shape_unit(&x->sh);
   }
   return alone ? u.blk[0] : joined(x, u.blk, u.n);
+}
+
+static void cost_alternatives(Ex *x, Region *r, Shape **operand, Shape **arg);
+
+static Shape *region(Ex *x, Ir *e) {
+  Region *r = e->region;
+  Shape **operand = arena_calloc(x->sh.arena, (size_t)r->nstages + 1, sizeof *operand), *arg[2] = {NULL, NULL};
+  for (int s = r->nstages - 1; s >= 0; s--)
+    if (r->stages[s]->kind == IR_C_PROD) operand[s] = top(x, r->stages[s]->a);
+  arg[0] = top(x, r->first->kind == IR_PAIR_MAP ? r->first->a : plan_chain_arg(r->first));
+  if (r->first->kind == IR_PAIR_MAP) arg[1] = top(x, r->first->b);
+  if (x->costs) cost_alternatives(x, r, operand, arg);
+  fetch(x, r, operand, arg);
+  return run_region(x, r, &x->pl->region[r->id - 1], &x->pl->steps[r->id - 1], operand, arg);
 }
 
 //
@@ -1212,6 +1233,132 @@ static Shape *top(Ex *x, Ir *e) {
   }
 }
 
+//
+// Planning (exact_plan_costs): what each alternative would cost where the
+// base plan runs, by running it from a snapshot of the state and back.
+//
+
+typedef struct Snapshot {
+  Counts *open, *next;      // by pid
+  int64_t *sent, *recv;     // by pid
+  int nsteps;               // supersteps listed
+  int64_t closed, W, H;     // and counted
+  bool truncated;
+  double open_seconds;      // the open superstep's time then
+} Snapshot;
+
+static int64_t *copy_of(Ex *x, const int64_t *w) { return copy_words(x, (int64_t *)w); }
+
+static Counts *counts_copy(Ex *x, const Counts *c) {
+  Counts *d = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *d);
+  memcpy(d, c, (size_t)x->p * sizeof *d);
+  return d;
+}
+
+// The open superstep's time, were it to end now without a barrier.
+static double open_seconds(Ex *x) {
+  ExactStep s = {.procs = x->open, .sent = x->sent, .recv = x->recv};
+  for (int k = 0; k < x->p; k++) {
+    counts_max(&s.most, &x->open[k]);
+    if (x->sent[k] > s.h) s.h = x->sent[k];
+    if (x->recv[k] > s.h) s.h = x->recv[k];
+  }
+  s.w = s.most.ops;
+  return cost_step_seconds(x->m, &s, x->p, false, (MemoryShares){0});
+}
+
+static Snapshot snapshot(Ex *x) {
+  return (Snapshot){counts_copy(x, x->open), counts_copy(x, x->next), copy_of(x, x->sent), copy_of(x, x->recv),
+                    x->nsteps, x->closed, x->W, x->H, x->truncated, open_seconds(x)};
+}
+
+// The seconds since s: the supersteps closed since, and what the open one grew.
+static double seconds_since(Ex *x, const Snapshot *s) {
+  double t = open_seconds(x) - s->open_seconds;
+  for (int i = s->nsteps; i < x->nsteps; i++) t += cost_step_seconds(x->m, &x->steps[i], x->p, true, (MemoryShares){0});
+  return t;
+}
+
+static void restore(Ex *x, const Snapshot *s) {
+  memcpy(x->open, s->open, (size_t)x->p * sizeof *x->open);
+  memcpy(x->next, s->next, (size_t)x->p * sizeof *x->next);
+  memcpy(x->sent, s->sent, (size_t)x->p * sizeof *x->sent);
+  memcpy(x->recv, s->recv, (size_t)x->p * sizeof *x->recv);
+  x->nsteps = s->nsteps, x->closed = s->closed, x->W = s->W, x->H = s->H, x->truncated = s->truncated;
+  x->now = &x->open[0];
+}
+
+// What converting v (type t) from every layout to every other costs.
+static void cost_conversions(Ex *x, Type *t, Pos pos, Shape *v, LayoutCosts *into) {
+  for (int from = 0; from < LAY_NONE; from++)
+    for (int to = 0; to < LAY_NONE; to++) {
+      if (plan_conversion((Layout)from, (Layout)to) == XCH_COUNT) continue;
+      if ((from == LAY_BLOCK || to == LAY_BLOCK) && t->kind != T_VEC) continue;
+      Snapshot s = snapshot(x);
+      convert_value(x, t, pos, v, (Layout)from, (Layout)to);
+      (*into)[from][to] += seconds_since(x, &s);
+      restore(x, &s);
+    }
+}
+
+// Every alternative of region r, its operands in place; and what
+// converting each value its functions capture would cost.
+static void cost_alternatives(Ex *x, Region *r, Shape **operand, Shape **arg) {
+  AltCosts *ac = &x->costs->region[r->id - 1];
+  for (int a = 0; a < ac->nalts; a++) {
+    Snapshot s = snapshot(x);
+    RegionSteps steps = plan_region_steps(x->ir, r, &ac->alt[a]);
+    run_region(x, r, &ac->alt[a], &steps, operand, arg);
+    ac->seconds[a] += seconds_since(x, &s);
+    restore(x, &s);
+  }
+  for (int i = 0; i < r->ncaptured; i++)
+    cost_conversions(x, r->captured[i]->ty, r->first->pos, x->env[r->captured[i]->id], &ac->fetch[i]);
+  for (int i = 0; i < r->ninputs; i++)
+    cost_conversions(x, r->inputs[i]->ty, r->first->pos, from_input(x, x->ir->prog->inputs[r->inputs[i]->index]->itype),
+                     &ac->fetch[r->ncaptured + i]);
+}
+
+// The costs summed so far, as one array of doubles (for iter's steady
+// state, which repeats what one iteration cost).
+static double **costs_flat(Ex *x, int *n) {
+  IrProgram *ir = x->ir;
+  int count = 0;
+  for (int r = 0; r < ir->nregions; r++)
+    count += x->costs->region[r].nalts + (ir->regions[r]->ncaptured + ir->regions[r]->ninputs) * LAY_NONE * LAY_NONE;
+  count += ir->nnodes * LAY_NONE * LAY_NONE;
+  double **at = arena_calloc(x->sh.arena, (size_t)count + 1, sizeof *at);
+  int k = 0;
+  for (int r = 0; r < ir->nregions; r++) {
+    AltCosts *ac = &x->costs->region[r];
+    for (int a = 0; a < ac->nalts; a++) at[k++] = &ac->seconds[a];
+    for (int i = 0; i < ir->regions[r]->ncaptured + ir->regions[r]->ninputs; i++)
+      for (int f = 0; f < LAY_NONE; f++)
+        for (int t = 0; t < LAY_NONE; t++) at[k++] = &ac->fetch[i][f][t];
+  }
+  for (int e = 0; e < ir->nnodes; e++)
+    for (int f = 0; f < LAY_NONE; f++)
+      for (int t = 0; t < LAY_NONE; t++) at[k++] = &x->costs->conv[e][f][t];
+  *n = k;
+  return at;
+}
+
+static double *costs_save(Ex *x) {
+  if (!x->costs) return NULL;
+  int n;
+  double **at = costs_flat(x, &n), *saved = arena_calloc(x->sh.arena, (size_t)n + 1, sizeof *saved);
+  for (int i = 0; i < n; i++) saved[i] = *at[i];
+  return saved;
+}
+
+// What was costed since saved is costed times more.
+static void costs_repeat(Ex *x, const double *saved, int64_t times) {
+  if (!x->costs) return;
+  int n;
+  double **at = costs_flat(x, &n);
+  for (int i = 0; i < n; i++) *at[i] += (double)times * (*at[i] - saved[i]);
+}
+
 // The memory a run touches: the arrays it stores are never reused within
 // it, so every stored word is a new one (an approximation for iter steps),
 // and so is every word the runtime copies into a message and a receiver
@@ -1226,7 +1373,7 @@ static double footprint(Ex *x) {
   return words;
 }
 
-void exact_cost(Arena *arena, Program *prog, const int64_t *params, const Plan *pl, ExactResult *out) {
+static Ex ex_new(Arena *arena, Program *prog, const int64_t *params, const Plan *pl) {
   IrProgram *ir = lower_program(prog);
   Ex x = {.ir = ir, .pl = pl, .params = params, .p = pl->p};
   x.sh = (Shapes){.arena = arena, .budget = IRREGULAR_MAX, .site = prog->main->pos};
@@ -1240,7 +1387,20 @@ void exact_cost(Arena *arena, Program *prog, const int64_t *params, const Plan *
   x.sent = arena_calloc(arena, (size_t)x.p, sizeof *x.sent);
   x.recv = arena_calloc(arena, (size_t)x.p, sizeof *x.recv);
   x.now = &x.open[0];
-  deliver(&x, ir->main);
+  return x;
+}
+
+void exact_plan_costs(Arena *arena, Program *prog, const int64_t *params, const Plan *base, const Machine *m,
+                      PlanCosts *costs) {
+  Ex x = ex_new(arena, prog, params, base);
+  x.m = m;
+  x.costs = costs;
+  deliver(&x, x.ir->main);
+}
+
+void exact_cost(Arena *arena, Program *prog, const int64_t *params, const Plan *pl, ExactResult *out) {
+  Ex x = ex_new(arena, prog, params, pl);
+  deliver(&x, x.ir->main);
   barrier(&x, prog->main->pos, "end");  // the last superstep, ending the program
   *out = (ExactResult){x.steps, x.nsteps, x.truncated, x.p, x.W, x.H, x.closed - 1, (int64_t)x.sh.table.count,
                        footprint(&x), (double)x.accumulator, (double)x.reload_set};

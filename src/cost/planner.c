@@ -1,18 +1,383 @@
-// planner.c: choosing a plan: the papers' template, or the alternatives of
-// every region and the layouts of the values between them that minimise
-// the exact model's predicted time (docs/compiler.md, "The planner").
+// planner.c: choosing a plan (docs/compiler.md, "The planner"). The
+// papers' template, or the alternatives of every region and the layouts of
+// the values between them that minimise the exact model's time: one run of
+// the exact model costs every alternative of every region it reaches and
+// every conversion of every top-level value (exact_plan_costs), then
+// dynamic programming over the program's tree finds the cheapest
+// combination, each node's table holding its cheapest cost for every
+// layout its value may be read in (Rangaswami's search over phases and
+// distributions, in polynomial time).
 #include "cost/cost.h"
 
+#include <math.h>
 #include <string.h>
 
-Plan *cost_plan(Program *prog, const int64_t *params, const Machine *m, const char *spec, bool block_result) {
+#define INF 1e300
+
+// The alternatives of region r the limits allow.
+static int alternatives(IrProgram *ir, const Region *r, const PlanLimits *lim, RegionChoice *out) {
+  bool fold = r->root->kind == IR_FOLD, prefix = false;
+  for (int s = 0; s < r->nstages; s++) prefix |= r->stages[s]->kind == IR_PREFIX;
+  int n = 0;
+  int lanes[] = {1, PLAN_LANES};
+  for (int l = 0; l < 2; l++) {
+    if (lim->lanes && lim->lanes != lanes[l]) continue;
+    if (lim->regions != 1) {
+      out[n++] = (RegionChoice){.alone = true, .out = LAY_ROOT, .lanes = lanes[l]};
+      out[n++] = (RegionChoice){.alone = true, .out = LAY_ALL, .lanes = lanes[l]};
+    }
+    if (lim->regions == 0) continue;
+    for (int f = 0; f < (fold ? FOLD_METHODS : 1); f++) {
+      if (fold && lim->fold >= 0 && f != lim->fold) continue;
+      for (int m = 0; m < (prefix ? PREFIX_METHODS : 1); m++) {
+        if (prefix && lim->prefix >= 0 && m != lim->prefix) continue;
+        Layout outs[] = {LAY_BLOCK, LAY_ROOT, LAY_ALL};
+        for (int o = 0; o < (fold ? 1 : 3); o++) {
+          RegionChoice c = {.out = outs[o], .fold = (FoldMethod)f, .prefix = (PrefixMethod)m, .lanes = lanes[l]};
+          if (fold) c.out = f == FOLD_ALLREDUCE ? LAY_ALL : LAY_ROOT;
+          out[n++] = c;
+        }
+      }
+    }
+  }
+  (void)ir;
+  return n;
+}
+
+enum { MAX_ALTERNATIVES = 2 * (2 + FOLD_METHODS * PREFIX_METHODS * 3) };
+
+//
+// The search.
+//
+
+typedef struct Dp {
+  IrProgram *ir;
+  PlanCosts costs;
+  const PlanLimits *lim;
+  bool master;          // sequential parts on process 0 only
+  bool block_result;    // main may stay distributed
+  Layout *env;          // by var id: the layout of a top-level variable (LAY_NONE: local)
+  Layout *input;        // by input: the layout tried
+  Plan *commit;         // when set: where the chosen options go
+  int forced, forced_alt;  // a region (id; 0: none) held to one alternative
+  double *memo;         // by node id and layout
+  unsigned *stamp;      // by node id and layout: the generation memo holds
+  unsigned generation;  // of the variables' layouts
+} Dp;
+
+static double solve(Dp *d, Ir *e, Layout to);
+
+static bool fits(Ir *e, Layout l) { return l != LAY_BLOCK || e->ty->kind == T_VEC; }
+
+// Converting e's value from one layout to another, summed over its runs.
+static double conv(Dp *d, Ir *e, Layout from, Layout to) {
+  if (!fits(e, from) || !fits(e, to)) return INF;
+  if (plan_conversion(from, to) == XCH_COUNT) return 0;
+  return d->costs.conv[e->id][from][to];
+}
+
+static Layout reference_layout(Dp *d, Ir *e) { return e->kind == IR_INPUT ? d->input[e->index] : d->env[e->var->id]; }
+
+static bool is_reference(Dp *d, Ir *e) {
+  return e->kind == IR_INPUT || (e->kind == IR_VAR && d->env[e->var->id] != LAY_NONE);
+}
+
+// The references of a part without regions, converted to where it runs.
+static double references_to(Dp *d, Ir *e, Layout at) {
+  if (is_reference(d, e)) return conv(d, e, reference_layout(d, e), at);
+  Ir *kids[ir_max_kids(e)];
+  int n = ir_kids(e, kids);
+  double c = 0;
+  for (int i = 0; i < n; i++) c += references_to(d, kids[i], at);
+  return c;
+}
+
+// The places a sequential part or operation may run.
+static int places(Dp *d, Layout *out) {
+  out[0] = LAY_ROOT;
+  if (d->master) return 1;
+  out[1] = LAY_ALL;
+  return 2;
+}
+
+// The cheapest of n options (cost computes option i's cost, committing
+// its choices when d->commit is set): the option is computed once more
+// with commit set to record them.
+typedef double (*OptionCost)(Dp *d, Ir *e, Layout to, int i);
+
+static double best_option(Dp *d, Ir *e, Layout to, int n, OptionCost cost) {
+  Plan *commit = d->commit;
+  d->commit = NULL;
+  double best = INF;
+  int at = -1;
+  for (int i = 0; i < n; i++) {
+    double c = cost(d, e, to, i);
+    if (c < best * (1 - 1e-6)) best = c, at = i;
+  }
+  d->commit = commit;
+  if (commit && at >= 0) cost(d, e, to, at);
+  return best;
+}
+
+static double part_option(Dp *d, Ir *e, Layout to, int i) {
+  Layout p[2];
+  places(d, p);
+  if (d->commit) d->commit->place[e->id] = p[i];
+  return references_to(d, e, p[i]) + conv(d, e, p[i], to);
+}
+
+static double operation_option(Dp *d, Ir *e, Layout to, int i) {
+  Layout p[2];
+  places(d, p);
+  if (d->commit) d->commit->place[e->id] = p[i];
+  Ir *kids[ir_max_kids(e)];
+  int n = ir_kids(e, kids);
+  double c = conv(d, e, p[i], to);
+  for (int k = 0; k < n && c < INF; k++) c += solve(d, kids[k], p[i]);
+  return c;
+}
+
+static const Layout all_layouts[] = {LAY_BLOCK, LAY_ROOT, LAY_ALL};
+
+static void bind(Dp *d, IrVar *x, Layout l) {
+  d->env[x->id] = l;
+  d->generation++;
+}
+
+static double let_option(Dp *d, Ir *e, Layout to, int i) {
+  Layout l = all_layouts[i];
+  if (!fits(e->a, l)) return INF;
+  if (d->commit) d->commit->place[e->id] = l;
+  bind(d, e->var, l);
+  double c = solve(d, e->a, l);
+  return c < INF ? c + solve(d, e->body, to) : INF;
+}
+
+static double iter_option(Dp *d, Ir *e, Layout to, int i) {
+  Layout l = all_layouts[i];
+  if (!fits(e, l)) return INF;
+  if (d->commit) d->commit->place[e->id] = l;
+  bind(d, e->x, l);
+  return solve(d, e->a, l) + solve(d, e->b, LAY_ALL) + solve(d, e->body, l) + conv(d, e, l, to);
+}
+
+static double ifs_option(Dp *d, Ir *e, Layout to, int i) {
+  Layout l = all_layouts[i];
+  if (!fits(e, l)) return INF;
+  if (d->commit) d->commit->place[e->id] = l;
+  return solve(d, e->a, LAY_ALL) + solve(d, e->b, l) + solve(d, e->c, l) + conv(d, e, l, to);
+}
+
+static Layout alternative_out(const Region *r, const RegionChoice *c) {
+  if (c->alone || r->root->kind != IR_FOLD) return c->out;
+  return c->fold == FOLD_ALLREDUCE ? LAY_ALL : LAY_ROOT;
+}
+
+static double region_option(Dp *d, Ir *e, Layout to, int i) {
+  Region *r = e->region;
+  if (d->forced == r->id && i != d->forced_alt) return INF;
+  AltCosts *ac = &d->costs.region[r->id - 1];
+  const RegionChoice *c = &ac->alt[i];
+  if (d->commit) d->commit->region[r->id - 1] = *c;
+  Layout full = c->alone ? c->out : LAY_ALL, arg = c->alone ? c->out : LAY_BLOCK;
+  double cost = ac->seconds[i] + conv(d, e, alternative_out(r, c), to);
+  for (int s = r->nstages - 1; s >= 0 && cost < INF; s--)
+    if (r->stages[s]->kind == IR_C_PROD) cost += solve(d, r->stages[s]->a, full);
+  if (r->first->kind == IR_PAIR_MAP) cost += solve(d, r->first->a, arg) + solve(d, r->first->b, arg);
+  else cost += solve(d, plan_chain_arg(r->first), arg);
+  for (int k = 0; k < r->ncaptured; k++) {
+    Layout from = d->env[r->captured[k]->id];
+    if (plan_conversion(from, full) != XCH_COUNT) cost += ac->fetch[k][from][full];
+  }
+  for (int k = 0; k < r->ninputs; k++) {
+    Layout from = d->input[r->inputs[k]->index];
+    if (plan_conversion(from, full) != XCH_COUNT) cost += ac->fetch[r->ncaptured + k][from][full];
+  }
+  return cost;
+}
+
+static double solve_uncached(Dp *d, Ir *e, Layout to) {
+  if (!ir_holds_region(e)) {
+    if (e->kind == IR_VAR || e->kind == IR_INPUT) return conv(d, e, reference_layout(d, e), to);
+    Layout p[2];
+    return best_option(d, e, to, places(d, p), part_option);
+  }
+  switch (e->kind) {
+  case IR_LET: return best_option(d, e, to, 3, let_option);
+  case IR_ITER: return best_option(d, e, to, 3, iter_option);
+  case IR_IFS: return best_option(d, e, to, 3, ifs_option);
+  default:
+    if (ir_is_skeleton(e->kind) && e->mode == MODE_TOP)
+      return best_option(d, e, to, d->costs.region[e->region->id - 1].nalts, region_option);
+    Layout p[2];
+    return best_option(d, e, to, places(d, p), operation_option);
+  }
+}
+
+// The cheapest cost of e delivered in layout `to`, under the variables'
+// layouts now (memoised for them).
+static double solve(Dp *d, Ir *e, Layout to) {
+  size_t at = (size_t)e->id * LAY_NONE + to;
+  if (!d->commit && d->stamp[at] == d->generation) return d->memo[at];
+  unsigned generation = d->generation;
+  double c = solve_uncached(d, e, to);
+  if (!d->commit && generation == d->generation) d->stamp[at] = generation, d->memo[at] = c;
+  return c;
+}
+
+// The cheapest layout of main's value and its cost (committed, if d->commit).
+static double solve_main(Dp *d, Layout *at) {
+  Plan *commit = d->commit;
+  d->commit = NULL;
+  double best = INF;
+  for (int i = 0; i < 3; i++) {
+    Layout l = all_layouts[i];
+    if (l == LAY_BLOCK && (!d->block_result || !fits(d->ir->main, l))) continue;
+    double c = solve(d, d->ir->main, l);
+    if (c < best * (1 - 1e-6)) best = c, *at = l;
+  }
+  d->commit = commit;
+  if (commit && best < INF) solve(d, d->ir->main, *at);
+  return best;
+}
+
+// Tries every layout of the inputs the limits allow (smallest memory first:
+// by blocks, on process 0, everywhere), keeping the cheapest in best.
+static void search_inputs(Dp *d, int k, double *best, Layout *best_inputs) {
+  Program *prog = d->ir->prog;
+  if (k == prog->ninputs) {
+    d->generation++;
+    Layout at;
+    double c = solve_main(d, &at);
+    if (c < *best * (1 - 1e-6)) {
+      *best = c;
+      memcpy(best_inputs, d->input, (size_t)prog->ninputs * sizeof *d->input);
+    }
+    return;
+  }
+  for (int i = 0; i < 3; i++) {
+    Layout l = all_layouts[i];
+    if (d->lim->inputs >= 0 && l != (Layout)d->lim->inputs) continue;
+    if (l == LAY_BLOCK && prog->inputs[k]->itype->kind != IT_VEC) continue;
+    d->input[k] = l;
+    search_inputs(d, k + 1, best, best_inputs);
+  }
+}
+
+// The costs of every alternative, from one run of the exact model under
+// the base plan.
+static void cost_alternatives(Dp *d, Arena *a, Program *prog, const int64_t *params, const Plan *base, const Machine *m) {
+  IrProgram *ir = d->ir;
+  d->costs.region = arena_calloc(a, (size_t)ir->nregions + 1, sizeof *d->costs.region);
+  for (int r = 0; r < ir->nregions; r++) {
+    AltCosts *ac = &d->costs.region[r];
+    RegionChoice *alt = arena_calloc(a, MAX_ALTERNATIVES, sizeof *alt);
+    ac->nalts = alternatives(ir, ir->regions[r], d->lim, alt);
+    ac->alt = alt;
+    ac->seconds = arena_calloc(a, (size_t)ac->nalts + 1, sizeof *ac->seconds);
+    ac->fetch = arena_calloc(a, (size_t)(ir->regions[r]->ncaptured + ir->regions[r]->ninputs) + 1, sizeof *ac->fetch);
+  }
+  d->costs.conv = arena_calloc(a, (size_t)ir->nnodes + 1, sizeof *d->costs.conv);
+  d->costs.reached = arena_calloc(a, (size_t)ir->nnodes + 1, sizeof *d->costs.reached);
+  exact_plan_costs(a, prog, params, base, m, &d->costs);
+  d->env = arena_calloc(a, (size_t)ir->nvars + 1, sizeof *d->env);
+  for (int i = 0; i <= ir->nvars; i++) d->env[i] = LAY_NONE;
+  d->input = arena_calloc(a, (size_t)prog->ninputs + 1, sizeof *d->input);
+  d->memo = arena_calloc(a, (size_t)ir->nnodes * LAY_NONE + 1, sizeof *d->memo);
+  d->stamp = arena_calloc(a, (size_t)ir->nnodes * LAY_NONE + 1, sizeof *d->stamp);
+}
+
+// The search's cheapest cost, its choices written into pl.
+static double search(Dp *d, Plan *pl) {
+  Program *prog = d->ir->prog;
+  double cost = INF;
+  Layout *inputs = arena_calloc(d->ir->arena, (size_t)prog->ninputs + 1, sizeof *inputs);
+  d->generation++;
+  search_inputs(d, 0, &cost, inputs);
+  if (!pl || cost >= INF) return cost;
+  memcpy(pl->input, inputs, (size_t)prog->ninputs * sizeof *inputs);
+  memcpy(d->input, inputs, (size_t)prog->ninputs * sizeof *inputs);
+  d->commit = pl;
+  d->generation++;
+  Layout at;
+  solve_main(d, &at);
+  d->commit = NULL;
+  plan_finish(pl);
+  return cost;
+}
+
+static Plan *template(IrProgram *ir, int p, const PlanLimits *lim) {
+  Plan *pl = plan_paper(ir, p);
+  plan_apply_limits(pl, lim);
+  return pl;
+}
+
+static Plan *best_plan(Program *prog, const int64_t *params, const Machine *m, const PlanLimits *lim, PlanReport *report) {
+  IrProgram *ir = lower_program(prog);
+  Plan *base = plan_default(ir, m->p);
+  plan_apply_limits(base, lim);
+  if (!params) return base;
+  Arena *a = arena_new();
+  Dp d = {.ir = ir, .lim = lim, .block_result = lim->result == LAY_BLOCK, .generation = 1};
+  cost_alternatives(&d, a, prog, params, base, m);
+  Plan *pl = plan_copy(base);
+  pl->name = "best";
+  search(&d, pl);
+  if (report) {  // the search's estimate of the program with each alternative of each region
+    report->region = arena_calloc(ir->arena, (size_t)ir->nregions + 1, sizeof *report->region);
+    for (int r = 0; r < ir->nregions; r++) {
+      AltCosts *ac = &d.costs.region[r];
+      RegionReport *rr = &report->region[r];
+      rr->nalts = ac->nalts;
+      rr->alt = arena_calloc(ir->arena, (size_t)ac->nalts + 1, sizeof *rr->alt);
+      rr->program = arena_calloc(ir->arena, (size_t)ac->nalts + 1, sizeof *rr->program);
+      memcpy(rr->alt, ac->alt, (size_t)ac->nalts * sizeof *rr->alt);
+      for (int i = 0; i < ac->nalts; i++) {
+        d.forced = r + 1, d.forced_alt = i;
+        rr->program[i] = search(&d, NULL);
+      }
+      d.forced = 0;
+    }
+  }
+  arena_free(a);
+  // The search adds conversions as if each ran alone (a region's fetch
+  // shares one barrier): the whole plan is checked against the template.
+  Plan *paper = template(ir, m->p, lim);
+  return cost_plan_seconds(prog, params, paper, m) < cost_plan_seconds(prog, params, pl, m) ? paper : pl;
+}
+
+double cost_plan_seconds(Program *prog, const int64_t *params, const Plan *pl, const Machine *m) {
+  Arena *a = arena_new();
+  ExactResult x;
+  exact_cost(a, prog, params, pl, &x);
+  double t = 0;
+  for (int i = 0; i < x.nsteps; i++) t += cost_step_seconds(m, &x.steps[i], x.p, i + 1 < x.nsteps, (MemoryShares){0});
+  arena_free(a);
+  return t;
+}
+
+// The limits of spec, or a fatal error.
+static PlanLimits limits_of(const char *spec, bool block_result) {
   PlanLimits lim;
   char err[256];
   if (!plan_parse_limits(spec, &lim, err, sizeof err)) fatal("%s", err);
   if (block_result && lim.result < 0) lim.result = LAY_BLOCK;
+  return lim;
+}
+
+PlanReport cost_plan_report(Program *prog, const int64_t *params, const Machine *m, const char *spec, bool block_result) {
+  PlanLimits lim = limits_of(spec, block_result);
   IrProgram *ir = lower_program(prog);
-  Plan *pl = strcmp(lim.base, "paper") == 0 ? plan_paper(ir, m->p) : plan_default(ir, m->p);
-  (void)params;
-  plan_apply_limits(pl, &lim);
-  return pl;
+  PlanReport report = {0};
+  report.plan = strcmp(lim.base, "paper") == 0 ? template(ir, m->p, &lim) : best_plan(prog, params, m, &lim, &report);
+  report.seconds = cost_plan_seconds(prog, params, report.plan, m);
+  report.paper_seconds = cost_plan_seconds(prog, params, template(ir, m->p, &lim), m);
+  return report;
+}
+
+Plan *cost_plan(Program *prog, const int64_t *params, const Machine *m, const char *spec, bool block_result) {
+  PlanLimits lim = limits_of(spec, block_result);
+  IrProgram *ir = lower_program(prog);
+  if (strcmp(lim.base, "paper") == 0) return template(ir, m->p, &lim);
+  return best_plan(prog, params, m, &lim, NULL);
 }

@@ -104,6 +104,13 @@ static Layout meet(Plan *pl, Ir *e, const Layout *have, int n) {
   return pl->place[e->id] == LAY_ALL ? LAY_ALL : LAY_ROOT;
 }
 
+// Where a sequential part or operation runs: as the plan chose (on
+// process 0 or on every process), else where its operands meet.
+static Layout chosen(Plan *pl, Ir *e, const Layout *have, int n) {
+  Layout p = pl->place[e->id];
+  return p == LAY_ROOT || (p == LAY_ALL && !pl->master) ? p : meet(pl, e, have, n);
+}
+
 // The top-level references (variables bound at top level, inputs) in a part
 // without regions: it runs where they are.
 static int references(Plan *pl, Ir *e, Ir **out, int n) {
@@ -137,7 +144,7 @@ static Layout derive_part(Plan *pl, Ir *e) {
   Layout *have = arena_calloc(pl->ir->arena, (size_t)n + 1, sizeof *have);
   references(pl, e, refs, 0);
   for (int i = 0; i < n; i++) have[i] = pl->have[refs[i]->id] = reference_layout(pl, refs[i]);
-  Layout at = meet(pl, e, have, n);
+  Layout at = chosen(pl, e, have, n);
   for (int i = 0; i < n; i++) require(pl, refs[i], at);
   return pl->have[e->id] = at;
 }
@@ -186,7 +193,7 @@ static Layout derive_operation(Plan *pl, Ir *e) {
   Layout have[n + 1];
   have[n] = LAY_NONE;
   for (int i = 0; i < n; i++) have[i] = derive(pl, kids[i]);
-  Layout at = meet(pl, e, have, n);
+  Layout at = chosen(pl, e, have, n);
   for (int i = 0; i < n; i++) require(pl, kids[i], at);
   return pl->have[e->id] = at;
 }
@@ -194,10 +201,12 @@ static Layout derive_operation(Plan *pl, Ir *e) {
 static Layout derive(Plan *pl, Ir *e) {
   if (!ir_holds_region(e)) return derive_part(pl, e);
   switch (e->kind) {
-  case IR_LET:
-    pl->var[e->var->id] = derive(pl, e->a);
-    require(pl, e->a, pl->have[e->a->id]);
+  case IR_LET: {  // the variable lives where its value is made, or where the plan says
+    Layout made = derive(pl, e->a), at = pl->place[e->id];
+    pl->var[e->var->id] = at == LAY_NONE || (at == LAY_BLOCK && e->a->ty->kind != T_VEC) ? made : at;
+    require(pl, e->a, pl->var[e->var->id]);
     return pl->have[e->id] = derive(pl, e->body);
+  }
   case IR_ITER: return derive_iter(pl, e);
   case IR_IFS: return derive_ifs(pl, e);
   default:

@@ -11,6 +11,19 @@ const CostConstants machine_default_constants = {.binop = 1};
 // The papers' machine: BSPlib's benchmark on 8 UltraSPARC II processors.
 static const Machine sunhpc3500 = {.name = "sunhpc3500", .p = 8, .g = 1.6, .l = 67150, .s = 13e6, .k = {.binop = 1}};
 
+// A shared-memory multicore as `vecbsp probe` measured one (the project's
+// 2-vCPU AMD EPYC, threads, p = 2): the planner's machine for run, compile
+// and plan when none is given. Probe yours for plans made for it.
+static const Machine local = {
+    .name = "local", .p = 2, .g = 1.01, .l = 852, .s = 4.35e9, .k = {.binop = 1},
+    .cal = {.present = true, .cache_bytes = 33554432,
+            .unit = {[CAL_OPS] = 0, [CAL_DIVS] = 3.41e-10, [CAL_ELEMS] = 2.27e-10, [CAL_LOADS] = 1.76e-12,
+                     [CAL_STORES] = 8.14e-11, [CAL_LOADS_MEM] = 1.92e-12, [CAL_STORES_MEM] = 1.78e-10,
+                     [CAL_UNPACKED] = 1.27e-10, [CAL_UNPACKED_MEM] = 2.72e-10, [CAL_VECTORS] = 1.92e-9,
+                     [CAL_MULS] = 6.67e-11, [CAL_LAT_FAST] = 2.23e-10, [CAL_LAT_SELECT] = 6.65e-10,
+                     [CAL_LAT_MUL] = 6.65e-10, [CAL_LAT_DIV] = 2.59e-9, [CAL_EXITS] = 9.76e-9,
+                     [CAL_WORDS] = 1.34e-10, [CAL_WORDS_MEM] = 4.73e-10, [CAL_BARRIERS] = 1.82e-7}}};
+
 typedef struct Reader {
   const char *path;  // for messages
   json_t *root;      // the file's object
@@ -107,8 +120,9 @@ static Machine read_machine(Arena *a, const char *path) {
 
 Machine machine_select(Arena *a, const char *spec) {
   if (!spec || strcmp(spec, sunhpc3500.name) == 0) return sunhpc3500;
+  if (strcmp(spec, local.name) == 0) return local;
   if (!strchr(spec, '.') && !strchr(spec, '/'))
-    fatal("unknown machine '%s': the built-in one is sunhpc3500; otherwise give a machine file "
+    fatal("unknown machine '%s': the built-in ones are sunhpc3500 and local; otherwise give a machine file "
           "(FILE.json, as vecbsp probe writes)", spec);
   return read_machine(a, spec);
 }

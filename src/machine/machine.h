@@ -65,8 +65,9 @@ typedef struct Machine {
 
 extern const CostConstants machine_default_constants;
 
-// The machine named spec (built-in: sunhpc3500) or read from the JSON file
-// spec (the probe format of cli.md); NULL gives sunhpc3500. Errors are
+// The machine named spec (built-in: sunhpc3500, the papers'; local, a
+// probed shared-memory multicore) or read from the JSON file spec (the
+// probe format of cli.md); NULL gives sunhpc3500. Errors are
 // "vecbsp: error: FILE: ...".
 Machine machine_select(Arena *a, const char *spec);
 

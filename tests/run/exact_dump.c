@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
     }
   bool planned = argc > 3 && (strncmp(argv[3], "best", 4) == 0 || strncmp(argv[3], "paper", 5) == 0);
   const char *spec = planned ? argv[3] : "paper";
-  Machine m = machine_select(a, NULL);
+  Machine m = machine_select(a, "local");
   m.p = atoi(argv[2]);
   ExactResult r;
   exact_cost(a, prog, params, cost_plan(prog, params, &m, spec, false), &r);
