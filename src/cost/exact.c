@@ -1288,16 +1288,25 @@ static void restore(Ex *x, const Snapshot *s) {
   x->now = &x->open[0];
 }
 
+// A sandbox: the state saved, and the open superstep ended, so that what
+// is costed runs from a superstep of its own (rather than hiding under the
+// work the base plan happens to have open).
+static Snapshot sandbox(Ex *x, Snapshot *start) {
+  *start = snapshot(x);
+  barrier(x, x->ir->prog->main->pos, "planning");
+  return snapshot(x);
+}
+
 // What converting v (type t) from every layout to every other costs.
 static void cost_conversions(Ex *x, Type *t, Pos pos, Shape *v, LayoutCosts *into) {
   for (int from = 0; from < LAY_NONE; from++)
     for (int to = 0; to < LAY_NONE; to++) {
       if (plan_conversion((Layout)from, (Layout)to) == XCH_COUNT) continue;
       if ((from == LAY_BLOCK || to == LAY_BLOCK) && t->kind != T_VEC) continue;
-      Snapshot s = snapshot(x);
+      Snapshot start, s = sandbox(x, &start);
       convert_value(x, t, pos, v, (Layout)from, (Layout)to);
       (*into)[from][to] += seconds_since(x, &s);
-      restore(x, &s);
+      restore(x, &start);
     }
 }
 
@@ -1306,11 +1315,11 @@ static void cost_conversions(Ex *x, Type *t, Pos pos, Shape *v, LayoutCosts *int
 static void cost_alternatives(Ex *x, Region *r, Shape **operand, Shape **arg) {
   AltCosts *ac = &x->costs->region[r->id - 1];
   for (int a = 0; a < ac->nalts; a++) {
-    Snapshot s = snapshot(x);
+    Snapshot start, s = sandbox(x, &start);
     RegionSteps steps = plan_region_steps(x->ir, r, &ac->alt[a]);
     run_region(x, r, &ac->alt[a], &steps, operand, arg);
     ac->seconds[a] += seconds_since(x, &s);
-    restore(x, &s);
+    restore(x, &start);
   }
   for (int i = 0; i < r->ncaptured; i++)
     cost_conversions(x, r->captured[i]->ty, r->first->pos, x->env[r->captured[i]->id], &ac->fetch[i]);

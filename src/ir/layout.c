@@ -92,14 +92,16 @@ static void require(Plan *pl, Ir *e, Layout need) {
 // operands' layouts: on process 0 if one of them is only there, on every
 // process if all of them are everywhere, else as the plan says (a
 // distributed operand is gathered to process 0 or to every process).
+// In the papers' template all data lives on process 0, but a scalar
+// computed from constants and parameters alone is known everywhere (every
+// process counts an iter's rounds).
 static Layout meet(Plan *pl, Ir *e, const Layout *have, int n) {
-  if (pl->master) return LAY_ROOT;
   bool root = false, all = true;
   for (int i = 0; i < n; i++) {
     root |= have[i] == LAY_ROOT;
     all &= have[i] == LAY_ALL || have[i] == LAY_NONE;
   }
-  if (root) return LAY_ROOT;
+  if (root || (pl->master && !(all && e->ty->kind != T_VEC))) return LAY_ROOT;
   if (all) return LAY_ALL;
   return pl->place[e->id] == LAY_ALL ? LAY_ALL : LAY_ROOT;
 }

@@ -61,7 +61,15 @@ static int64_t *params_of(Arena *a, Program *prog, const char *spec) {
 
 static CostResult analyse(Arena *a, Program *prog, const char *params, CostModel model, int p) {
   CostRequest req = {.prog = prog, .params = params_of(a, prog, params), .model = model,
-                     .machine = machine_select(a, NULL)};
+                     .machine = machine_select(a, NULL), .plan_spec = "paper"};
+  req.machine.p = p;
+  return cost_analyse(a, &req);
+}
+
+// The exact model under the plan --plan spec asks for.
+static CostResult analyse_plan(Arena *a, Program *prog, const char *params, const char *spec, int p) {
+  CostRequest req = {.prog = prog, .params = params_of(a, prog, params), .model = MODEL_EXACT,
+                     .machine = machine_select(a, "local"), .plan_spec = spec};
   req.machine.p = p;
   return cost_analyse(a, &req);
 }
@@ -260,6 +268,78 @@ static void test_exact_blocks(void) {
             "prefix n=%lld p=%d: W %g H %g", (long long)n, p, r.W, r.H);
     }
   arena_free(a);
+}
+
+//
+// The alternatives, computed by hand: x has 10 elements on 4 processes, in
+// blocks of 2, 3, 2 and 3, loaded by blocks (docs/compiler.md, "Steps").
+//
+
+typedef struct AltHand {
+  const char *program;  // after "param n\ninput x : [n]int\n"
+  const char *spec;     // --plan
+  double W, H, S;
+} AltHand;
+
+static const AltHand alt_hands[] = {
+    // The local folds (2 operations at most), the 3 partials to process 0,
+    // which adds them (3).
+    {"main = fold (+) x", "best,inputs=block,regions=parallel,fold=gather,lanes=1", 5, 3, 1},
+    // Every process sends its partial to the 3 others and adds the 4 (3).
+    {"main = fold (+) x", "best,inputs=block,regions=parallel,fold=allreduce,lanes=1", 5, 3, 1},
+    // Two rounds: 1 to 0 and 3 to 2 (an addition each), then 2 to 0 (one more).
+    {"main = fold (+) x", "best,inputs=block,regions=parallel,fold=tree,lanes=1", 4, 2, 2},
+    // Lanes need 8 elements a process: the blocks fold as with one.
+    {"main = fold (+) x", "best,inputs=block,regions=parallel,fold=gather,lanes=4", 5, 3, 1},
+    // Sequentially on process 0: the whole input gathered first (8 words to 0).
+    {"main = fold (+) x", "best,inputs=block,regions=sequential", 9, 8, 1},
+    // The local prefix (2); totals 0 to 1, 2, 3, 1 to 2, 3 and 2 to 3 (3
+    // received by 3); process 3 combines 2 totals (1), applies them (3) and
+    // folds (2); the partials to 0 (3), which folds them (3).
+    {"main = fold max (prefix (+) x)", "best,inputs=block,regions=parallel,prefix=store,fold=gather,lanes=1", 12, 6, 2},
+    // The same counted with the prefix run again from the totals: its
+    // first pass folds (2), its second prefixes from the total (3).
+    {"main = fold max (prefix (+) x)", "best,inputs=block,regions=parallel,prefix=recompute,fold=gather,lanes=1", 12, 6, 2},
+};
+
+static void test_alternatives(void) {
+  for (size_t i = 0; i < sizeof alt_hands / sizeof *alt_hands; i++) {
+    const AltHand *t = &alt_hands[i];
+    Arena *a = arena_new();
+    Program *prog = load_text(a, arena_printf(a, "param n\ninput x : [n]int\n%s\n", t->program));
+    CostResult r = analyse_plan(a, prog, "n=10", t->spec, 4);
+    CHECK(r.W == t->W && r.H == t->H && r.S == t->S, "%s under %s: W %g H %g S %g, want %g %g %g", t->program,
+          t->spec, r.W, r.H, r.S, t->W, t->H, t->S);
+    arena_free(a);
+  }
+}
+
+// The planner's choice is never predicted slower than a plan it could have
+// chosen: every combination of the settings that restrict it, each planned
+// within its restriction (a brute force over the alternatives).
+static void test_planner(void) {
+  static const char *const programs[][2] = {
+      {"examples/mss5.vec", "n=100000"}, {"examples/mss4.vec", "n=300"}, {"examples/matvec1.vec", "m=300 n=300"},
+      {"examples/matvec2.vec", "m=8 n=20000"}, {"examples/mss2.vec", "n=100"}};
+  static const char *const folds[] = {"gather", "tree", "allreduce"}, *const prefixes[] = {"store", "recompute"};
+  static const char *const regions[] = {"parallel", "sequential"}, *const inputs[] = {"root", "all", "block"};
+  for (size_t f = 0; f < sizeof programs / sizeof *programs; f++)
+    for (int p = 2; p <= 4; p += 2) {
+      Arena *a = arena_new();
+      Program *prog = load_file(a, programs[f][0]);
+      const int64_t *params = params_of(a, prog, programs[f][1]);
+      Machine m = machine_select(a, "local");
+      m.p = p;
+      double best = cost_plan_seconds(prog, params, cost_plan(prog, params, &m, "best", false), &m), least = best;
+      for (int i = 0; i < 3 * 2 * 2 * 3 * 2; i++) {
+        char *spec = arena_printf(a, "best,fold=%s,prefix=%s,regions=%s,inputs=%s,lanes=%d", folds[i % 3],
+                                  prefixes[i / 3 % 2], regions[i / 6 % 2], inputs[i / 12 % 3], i / 36 % 2 ? 4 : 1);
+        least = fmin(least, cost_plan_seconds(prog, params, cost_plan(prog, params, &m, spec, false), &m));
+      }
+      CHECK(best <= least * 1.01, "%s %s p=%d: the planner's %g s, a restricted plan's %g s", programs[f][0],
+            programs[f][1], p, best, least);
+      arena_free(a);
+    }
 }
 
 //
@@ -597,15 +677,15 @@ static void test_calibration(void) {
         "the gathered block is copied into the result: %lld", (long long)rows.steps[2].procs[0].unpacked);
   // A gathered block is packed when its rows differ in length: process 1
   // packs inits 3 and 4, (1 + 3) + (1 + 4) words, beside the 2 + 2 * 2
-  // stores of its segments (its own part, a descriptor each) and the 2 * 2
-  // of its block of the result: 19. Rows of one length ([x, x]) are sent
-  // from where they lie: 2 * 2 words of rows and 2 * 2 of the block, 8.
+  // stores of its segments (its own part, a descriptor each), which it
+  // sends as they are: 15. Rows of one length ([x, x]) are sent from where
+  // they lie: 2 * 2 words of rows and 2 * 2 of the block, 8.
   prog = load_text(a, "param n\ninput v : [n]int\nmain = inits v\n");
   exact_cost(a, prog, params_of(a, prog, "n=4"), plan_paper(lower_program(prog), 2), &x);
   int64_t packed_rows = x.steps[x.nsteps - 2].procs[1].stores;
   prog = load_text(a, "param n\ninput v : [n]int\nmain = map (\\x -> [x, x]) v\n");
   exact_cost(a, prog, params_of(a, prog, "n=4"), plan_paper(lower_program(prog), 2), &x);
-  CHECK(packed_rows == 19 && x.steps[x.nsteps - 2].procs[1].stores == 8, "stores of a packed and a strided gather: %lld %lld",
+  CHECK(packed_rows == 15 && x.steps[x.nsteps - 2].procs[1].stores == 8, "stores of a packed and a strided gather: %lld %lld",
         (long long)packed_rows, (long long)x.steps[x.nsteps - 2].procs[1].stores);
   prog = load_text(a, "param n\ninput v : [n]int\nmain = map (\\s -> length s) (inits v)\n");
   exact_cost(a, prog, params_of(a, prog, "n=10"), plan_paper(lower_program(prog), 2), &x);
@@ -825,7 +905,8 @@ static const struct {
     {"matvec-paper", test_matvec_paper}, {"matvec-exact", test_matvec_exact}, {"builtins", test_builtins},
     {"exact-blocks", test_exact_blocks}, {"symbolic", test_symbolic},         {"errors", test_errors},
     {"shapes", test_shapes},             {"plan", test_plan},                 {"calibration", test_calibration},
-    {"vector-folds", test_vector_folds}, {"reloads", test_reloads},
+    {"vector-folds", test_vector_folds}, {"reloads", test_reloads},       {"alternatives", test_alternatives},
+    {"planner", test_planner},
 };
 
 int main(int argc, char **argv) {
