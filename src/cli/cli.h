@@ -65,12 +65,16 @@ char *cli_tool_path(Arena *a, const char *name);
 
 // plan.c: the plan of prog for p processes and these params (NULL: not
 // bound, the planner's default guess) as --plan asks: the papers' template
-// or the planner's best for the machine of opt, within --plan's settings.
-Plan *cli_plan(Arena *a, Program *prog, const int64_t *params, const Options *opt, int p);
+// or the planner's best for the machine of opt, within --plan's settings;
+// block_result lets main's value stay distributed (written by blocks).
+Plan *cli_plan(Arena *a, Program *prog, const int64_t *params, const Options *opt, int p, bool block_result);
 
 // Writes text to path atomically (a temporary file renamed into place), so
 // a failure never leaves a half-written file.
 void cli_write_file(const char *path, const char *text);
+
+// -o FILE for a result (eval, run): only .npy files.
+void cli_check_result_file(const Options *opt);
 
 // Parses "NAME=VALUE" into its two halves (errors mention flag).
 void cli_split_assignment(const char *text, const char *flag, char **name, const char **value, Arena *a);

@@ -13,7 +13,7 @@ int cmd_compile(int argc, char **argv) {
   Arena *a = arena_new();
   Program *prog = cli_load_program(a, opt.files[0], NULL);
   const int64_t *params = opt.ndefines ? cli_bind_params(a, prog, &opt) : NULL;
-  char *text = codegen_program(lower_program(prog), cli_plan(a, prog, params, &opt, opt.p ? opt.p : cli_cores()));
+  char *text = codegen_program(lower_program(prog), cli_plan(a, prog, params, &opt, opt.p ? opt.p : cli_cores(), false));
   if (opt.output)
     cli_write_file(opt.output, text);
   else

@@ -131,6 +131,7 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
       json_object_set_new(root, "memory_share", cost_json_number(r->memory_share));
     }
   }
+  if (r->plan) json_object_set_new(root, "plan", json_string(r->plan->name));
   json_object_set_new(root, "shapes", json_integer(r->shapes));
   json_dumpf(root, out, JSON_INDENT(2));
   fputc('\n', out);
@@ -150,6 +151,7 @@ static void print_header(FILE *out, const Program *prog, const CostRequest *req,
     fputs(")", out);
   }
   fputs("\n", out);
+  if (r->plan) fprintf(out, "plan: %s\n", r->plan->name);
   bool any = false;
   for (int k = 0; k < prog->nparams; k++) any |= !(req->symbolic && req->symbolic[k]);
   if (any) {
@@ -202,7 +204,8 @@ int cmd_cost(int argc, char **argv) {
     fatal("--symbolic gives closed forms of the paper model only; use --model paper");
   Arena *a = arena_new();
   Program *prog = cli_load_program(a, opt.files[0], NULL);
-  CostRequest req = {.prog = prog, .model = cost_model_from_options(&opt), .closed_form = opt.symbolic};
+  CostRequest req = {.prog = prog, .model = cost_model_from_options(&opt), .closed_form = opt.symbolic, .plan_spec = opt.plan};
+  if (opt.plan && req.model != MODEL_EXACT) fatal("--plan chooses what the exact model predicts; the paper model has its template");
   req.machine = cost_machine_from_options(a, &opt);
   req.params = opt.symbolic ? bind_some(a, prog, &opt, &req.symbolic) : cli_bind_params(a, prog, &opt);
   CostResult r = cost_analyse(a, &req);

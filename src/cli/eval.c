@@ -10,9 +10,7 @@ int cmd_eval(int argc, char **argv) {
   Options opt;
   cli_parse_options(argc, argv, &opt);
   if (opt.nfiles != 1) fatal("eval expects one program file");
-  size_t olen = opt.output ? strlen(opt.output) : 0;
-  if (opt.output && (olen < 4 || strcmp(opt.output + olen - 4, ".npy") != 0))
-    fatal("-o %s: only .npy files are supported for results", opt.output);
+  cli_check_result_file(&opt);
   Arena *a = arena_new();
   Program *prog = cli_load_program(a, opt.files[0], NULL);
   int64_t *params = cli_bind_params(a, prog, &opt);

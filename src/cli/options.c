@@ -233,3 +233,9 @@ void cli_write_file(const char *path, const char *text) {
   free(tmp);
   free(real);
 }
+
+void cli_check_result_file(const Options *opt) {
+  size_t len = opt->output ? strlen(opt->output) : 0;
+  if (opt->output && (len < 4 || strcmp(opt->output + len - 4, ".npy") != 0))
+    fatal("-o %s: only .npy files are supported for results", opt->output);
+}

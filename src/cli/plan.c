@@ -19,10 +19,10 @@ static Machine planning_machine(Arena *a, const Options *opt) {
   return cost_machine_from_options(a, &o);
 }
 
-Plan *cli_plan(Arena *a, Program *prog, const int64_t *params, const Options *opt, int p) {
+Plan *cli_plan(Arena *a, Program *prog, const int64_t *params, const Options *opt, int p, bool block_result) {
   Machine m = planning_machine(a, opt);
   m.p = p;
-  return cost_plan(prog, params, &m, opt->plan, opt->output && opt->output[0]);
+  return cost_plan(prog, params, &m, opt->plan, block_result);
 }
 
 // A region's stages, as "map, prefix, map, fold".
@@ -135,7 +135,7 @@ int cmd_plan(int argc, char **argv) {
   } else {
     Machine m = planning_machine(a, &opt);
     if (opt.p) m.p = opt.p;
-    PlanReport rep = cost_plan_report(prog, params, &m, opt.plan, opt.output && opt.output[0]);
+    PlanReport rep = cost_plan_report(prog, params, &m, opt.plan, false);
     if (opt.json) {
       json_t *root = report_json(a, prog, params, &m, &rep);
       json_dumpf(root, stdout, JSON_INDENT(2));

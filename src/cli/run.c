@@ -66,15 +66,17 @@ int cmd_run(int argc, char **argv) {
   cli_parse_options(argc, argv, &opt);
   if (opt.nfiles != 1) fatal("run expects one program file");
   if (!opt.backend) opt.backend = "threads";
+  cli_check_result_file(&opt);
   Arena *a = arena_new();
   Program *prog = cli_load_program(a, opt.files[0], NULL);
   int64_t *params = cli_bind_params(a, prog, &opt);
   cost_shape_check(prog, params);  // the static shape errors eval reports
+  if (opt.output) npy_check_result(opt.output, prog->main->type);  // before any work
   int p = opt.p ? opt.p : cli_cores();
-  RunOutcome o = runner_execute(a, runner_build(a, prog, cli_plan(a, prog, params, &opt, p), &opt), &opt, p);
+  RunOutcome o = runner_execute(a, runner_build(a, prog, cli_plan(a, prog, params, &opt, p, opt.output != NULL), &opt), &opt, p);
   if (opt.json)
     print_json(&o, &opt, p);
-  else
+  else if (!opt.output || opt.repeat || opt.profile)
     print_human(&o, &opt);
   runner_free(&o);
   arena_free(a);

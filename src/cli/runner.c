@@ -218,11 +218,11 @@ static double median_over(json_t *all, size_t step, size_t per, int reps, int pi
 // repetitions (the first, cold, can take several times as long) and the
 // median of each process's work in it (its time before the barrier).
 enum { SETUP_STEPS = 3 };
-static bool read_profile(const char *path, int reps, RunOutcome *o) {
+static bool read_profile(const char *path, int reps, bool output, RunOutcome *o) {
   json_error_t err;
   json_t *root = json_load_file(path, 0, &err);
   json_t *all = json_object_get(root, "supersteps");
-  size_t n = json_array_size(all), extra = SETUP_STEPS + 1;
+  size_t n = json_array_size(all), extra = SETUP_STEPS + 1 + output;  // writing the result: a superstep
   if (!root || n < extra + (size_t)reps || (n - extra) % (size_t)reps != 0) {
     json_decref(root);
     return false;
@@ -274,7 +274,9 @@ static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, 
   char *out = temp_path(a, "out"), *err = temp_path(a, "err"), *times = temp_path(a, "times");
   char *profile = opt->profile ? temp_path(a, "profile") : NULL;
   const char *env[] = {arena_printf(a, "VECBSP_TIMES=%s", times),
-                       profile ? "BSPRUN_MPI_FLAGS=-x VECBSP_TIMES -x BSP_PROFILE" : "BSPRUN_MPI_FLAGS=-x VECBSP_TIMES",
+                       profile ? "BSPRUN_MPI_FLAGS=-x VECBSP_TIMES -x VECBSP_OUTPUT -x BSP_PROFILE"
+                               : "BSPRUN_MPI_FLAGS=-x VECBSP_TIMES -x VECBSP_OUTPUT",
+                       arena_printf(a, "VECBSP_OUTPUT=%s", opt->output ? opt->output : ""),
                        profile ? arena_printf(a, "BSP_PROFILE=%s", profile) : NULL, NULL};
   int status = run_process(argv, out, err, env);
   RunOutcome o = {0};
@@ -287,10 +289,10 @@ static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, 
     o.result = slurp(out);
     o.result[strcspn(o.result, "\n")] = '\0';
     read_times(times, &o);
-    if (profile) profile_read = read_profile(profile, repeat, &o);
+    if (profile) profile_read = read_profile(profile, repeat, opt->output != NULL, &o);
   }
-  const char *files[] = {out, err, times, profile};
-  for (int i = 0; i < 4; i++)
+  const char *files[] = {out, err, times, profile, status && opt->output ? arena_printf(a, "%s.partial", opt->output) : NULL};
+  for (int i = 0; i < 5; i++)
     if (files[i]) unlink(files[i]);
   if (status != 0) exit(1);
   if (!profile_read) fatal("the program's profile is unreadable (was it cut short? out of memory or disk?)");

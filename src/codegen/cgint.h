@@ -100,6 +100,8 @@ struct Gen {
 Gen *gen_array(Cg *g, const char *vec);
 // The generator of a map, pair_map or prefix e over the given sources.
 Gen *gen_apply(Cg *g, Ir *e, Gen *src, Gen *src2);
+// A prefix's second pass: total (when `when`) applied to each element of src.
+Gen *gen_offset(Cg *g, Ir *prefix, Gen *src, const char *total, const char *when);
 const char *gen_len(Cg *g, Gen *s);  // every generator has its (first) source's length
 // The elements of s stored as a vector (s's own array when it is one).
 const char *gen_vector(Cg *g, Gen *s);

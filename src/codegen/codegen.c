@@ -279,6 +279,12 @@ Gen *gen_apply(Cg *g, Ir *e, Gen *src, Gen *src2) {
   return s;
 }
 
+Gen *gen_offset(Cg *g, Ir *prefix, Gen *src, const char *total, const char *when) {
+  Gen *s = arena_calloc(g->arena, 1, sizeof *s);
+  *s = (Gen){.kind = GEN_OFFSET, .e = prefix, .src = src, .state = total, .when = when};
+  return s;
+}
+
 // Every generator has the length of its (first) source.
 const char *gen_len(Cg *g, Gen *s) {
   while (s->kind != GEN_ARRAY) s = s->src;

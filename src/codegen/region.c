@@ -47,10 +47,7 @@ static Gen *pass_generators(Cg *g, Emit *m, const Step *s, int last) {
   Gen *cur;
   int k = s->from;
   if (s->src == SRC_OFFSET) {  // stage k's stored local prefix, the lower total applied
-    cur = gen_apply(g, r->stages[k], gen_array(g, m->scan[k]), NULL);
-    cur->kind = GEN_OFFSET;
-    cur->state = m->offset[k];
-    cur->when = m->when[k];
+    cur = gen_offset(g, r->stages[k], gen_array(g, m->scan[k]), m->offset[k], m->when[k]);
     k++;
   } else {
     cur = gen_array(g, s->src == SRC_BLOCK ? "b0" : m->stored);
@@ -101,7 +98,7 @@ static void emit_pass(Cg *g, Emit *m, const Step *s, const Step *next) {
     } else {
       m->partial = acc;
       m->has = temp(g);
-      emit(g, "bool %s = %s > 0;", m->has, n);
+      if (!m->alone) emit(g, "bool %s = %s > 0;", m->has, n);  // read by the exchange
     }
     return;
   }
@@ -333,6 +330,7 @@ static void region_function(Cg *g, Region *r, const RegionSteps *st, bool alone)
     emit(g, "int pid = bsp_pid(), P = bsp_nprocs();");
     m.lo = define_temp(g, lower_type(g->ir, T_INT, NULL, NULL), "range_lo(n, P, pid)");
     m.hi = define_temp(g, lower_type(g->ir, T_INT, NULL, NULL), "range_lo(n, P, pid + 1)");
+    emit(g, "(void)%s, (void)%s;", m.lo, m.hi);
     if (root->kind != IR_FOLD && c->out != LAY_BLOCK) {
       const char *array = fmt(g, "rt_array(n, sizeof(t_%s))", mangle(g, root->ty->a));
       m.res = define_temp(g, root->ty, fmt(g, "{n, %s}", c->out == LAY_ALL ? array : fmt(g, "pid == 0 ? %s : NULL", array)));

@@ -38,7 +38,7 @@ json cost $mv1 -D m=100 -D n=100 --model paper --json -- model=paper p=8 g=1.6 l
   supersteps=array "supersteps[0].w=0" "supersteps[0].h=number" "supersteps[0].where=$mv1:9:8" \
   "supersteps[2].h=0" W=2487.5 H=9537.5 S=2 ops=152047.5 seconds=0.011695961538461539 \
   analysis_seconds=number params.m=100
-json cost $mv1 -D m=100 -D n=100 --json -- model=exact W=number H=number S=2 "supersteps[1].w=2587"
+json cost $mv1 -D m=100 -D n=100 --plan paper --json -- model=exact W=number H=number S=2 "supersteps[1].w=2587"
 # -p -g -l -s override the machine (W = 199*100/4, H = 10500*3/4).
 json cost $mv1 -D m=100 -D n=100 --model paper -p 4 -g 2 -l 10 -s 1000 --json -- p=4 g=2 l=10 s=1000 W=4975 \
   H=7875 ops=20745 seconds=20.745
@@ -63,8 +63,8 @@ json cost "$tmp/inc.vec" -D n=5000 -p 1 --machine "$tmp/cache.json" --json -- fo
 # gathered) sent from where they lie and the gathered one unpacked are
 # 3500 words, 28000 bytes, all in memory (beyond 25000); over 400 words,
 # 11200 bytes, (11200 - 5000) / (25000 - 5000) = 0.31 of the way.
-json cost "$tmp/inc.vec" -D n=1000 -p 2 --machine "$tmp/cache.json" --json -- footprint_bytes=28000 memory_share=1
-json cost "$tmp/inc.vec" -D n=400 -p 2 --machine "$tmp/cache.json" --json -- footprint_bytes=11200 memory_share=0.31
+json cost "$tmp/inc.vec" -D n=1000 -p 2 --plan paper --machine "$tmp/cache.json" --json -- footprint_bytes=28000 memory_share=1
+json cost "$tmp/inc.vec" -D n=400 -p 2 --plan paper --machine "$tmp/cache.json" --json -- footprint_bytes=11200 memory_share=0.31
 echo '{ "p": 2, "l": 400, "s": 1e9 }' >"$tmp/nog.json"
 expect_error "vecbsp: error: $tmp/nog.json: \"g\" is missing" "$vecbsp" cost $mv1 -D m=1 -D n=1 --machine "$tmp/nog.json"
 echo '{ "p": 0.5, "g": 1, "l": 400, "s": 1e9 }' >"$tmp/badp.json"
@@ -73,7 +73,7 @@ expect_error "vecbsp: error: $tmp/badp.json: \"p\" must be an integer in [1, 104
 echo '{ "p": 2,' >"$tmp/broken.json"
 "$vecbsp" cost $mv1 -D m=1 -D n=1 --machine "$tmp/broken.json" >/dev/null 2>"$tmp/err"
 grep -q "^vecbsp: error: $tmp/broken.json: " "$tmp/err" || fail "a broken machine file: $(cat "$tmp/err")"
-expect_error "vecbsp: error: unknown machine 'cray': the built-in one is sunhpc3500; otherwise give a machine file (FILE.json, as vecbsp probe writes)" \
+expect_error "vecbsp: error: unknown machine 'cray': the built-in ones are sunhpc3500 and local; otherwise give a machine file (FILE.json, as vecbsp probe writes)" \
   "$vecbsp" cost $mv1 -D m=1 -D n=1 --machine cray
 
 # Errors: a missing -D, a static shape error, --symbolic with the exact model.
@@ -174,11 +174,11 @@ awk 'BEGIN { print "def f0 x = x + 1"; for (i = 1; i < 14000; i++) printf "def f
 # sweep interpolates between its points).
 printf 'param n\ninput x : [n]int\nmain = fold (+) x\n' >"$tmp/parallel.vec"
 printf 'param n\ninput x : [n]int\nmain = if true then fold (+) x else 0\n' >"$tmp/sequential.vec"
-"$vecbsp" sweep "$tmp/parallel.vec" "$tmp/sequential.vec" -g 0.1 --vary n=100000:300000:50000 >"$tmp/cross.txt" ||
+"$vecbsp" sweep "$tmp/parallel.vec" "$tmp/sequential.vec" --plan paper -g 0.1 --vary n=100000:300000:50000 >"$tmp/cross.txt" ||
   fail "sweep with a crossover"
 grep -q 'between n = 150000 and n = 200000: parallel.vec becomes cheaper than sequential.vec (equal at n = 170549)' \
   "$tmp/cross.txt" || fail "crossover: $(cat "$tmp/cross.txt")"
-json sweep "$tmp/parallel.vec" "$tmp/sequential.vec" -g 0.1 --vary n=100000:300000:50000 --json -- \
+json sweep "$tmp/parallel.vec" "$tmp/sequential.vec" --plan paper -g 0.1 --vary n=100000:300000:50000 --json -- \
   "crossovers[0].was_cheapest=sequential.vec" "crossovers[0].becomes_cheapest=parallel.vec" \
   "crossovers[0].from.n=150000" "crossovers[0].to.n=200000"
 

@@ -12,6 +12,14 @@ for f in "$root"/examples/matvec1.vec "$root"/examples/mss1.vec "$root"/examples
   "$vecbsp" compile "$f" -o "$dir/prog.c" || fail "compile $f"
   "$bspcc" -O2 -Wall -Wextra -Werror "$dir/prog.c" -o "$dir/prog" || fail "bspcc $f"
 done
+# Every alternative of the plan generates warning-free code.
+for plan in paper best,fold=tree best,fold=allreduce best,prefix=recompute best,regions=sequential \
+    best,inputs=block,lanes=4 best,inputs=root,lanes=1; do
+  for f in "$root"/examples/mss*.vec; do
+    "$vecbsp" compile "$f" -D n=9 -p 3 --plan "$plan" -o "$dir/prog.c" || fail "compile $f --plan $plan"
+    "$bspcc" -O2 -Wall -Wextra -Werror "$dir/prog.c" -o "$dir/prog" || fail "bspcc $f --plan $plan"
+  done
+done
 "$vecbsp" compile "$root/examples/matvec1.vec" -o "$dir/prog.c" && "$bspcc" -O2 "$dir/prog.c" -o "$dir/prog" || fail build
 want=$("$vecbsp" eval "$root/examples/matvec1.vec" -D m=3 -D n=2 --input 'M=[[1,2],[3,4],[5,6]]' --random 5)
 got=$("$bsprun" -n 2 "$dir/prog" -D m=3 -D n=2 --input 'M=[[1,2],[3,4],[5,6]]' --random 5)
