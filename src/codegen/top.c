@@ -72,9 +72,11 @@ CgVal conversion_receive(Cg *g, CgVal v, Type *t, Layout from, Layout to, Exchan
     close_block(g);
     return (CgVal){b, n};
   }
-  case XCH_GATHER: case XCH_ALLGATHER: {
+  case XCH_GATHER: case XCH_ALLGATHER: {  // alone, a process's block is the whole vector
     const char *whole = x == XCH_ALLGATHER ? "true" : "pid == 0";
-    const char *r = define_temp(g, t, fmt(g, "{%s, %s ? rt_array(%s, sizeof(t_%s)) : NULL}", v.n, whole, v.n, mangle(g, t->a)));
+    const char *r = define_temp(g, t, fmt(g, "%s", v.v));
+    open_block(g, "if (P > 1)");
+    emit(g, "%s = (%s){%s, %s ? rt_array(%s, sizeof(t_%s)) : NULL};", r, ctype(g, t), v.n, whole, v.n, mangle(g, t->a));
     open_block(g, "if (%s)", whole);
     emit(g, "int64_t lo = range_lo(%s, P, pid);", v.n);
     emit(g, "if (%s.len > 0) memcpy(%s.at + lo, %s.at, (size_t)%s.len * sizeof *%s.at);", v.v, r, v.v, v.v, r);
@@ -82,6 +84,7 @@ CgVal conversion_receive(Cg *g, CgVal v, Type *t, Layout from, Layout to, Exchan
     emit(g, "int64_t from, to;");
     emit(g, "range_exchange(%s, %s, P, q, pid, 0, &from, &to);", exchange_name(x), v.n);
     emit(g, "if (from < to) ub_%s(rt_find(%d, q), to - from, %s.at + from);", m, field, r);
+    close_block(g);
     close_block(g);
     close_block(g);
     return (CgVal){r, NULL};
