@@ -181,11 +181,6 @@ static CgVal fetch_value(Cg *g, Region *r, const FetchItem *it, CgVal *operand, 
   }
 }
 
-// May the region read the fetched item where its message holds it?
-static bool fetch_in_place(const Region *r, const FetchItem *it) {
-  return it->kind == FETCH_ARG ? plan_block_in_place(r, it->ty) : plan_full_in_place(r, it->ty);
-}
-
 // Checks on the region's operands that eval makes, on process 0.
 static void region_checks(Cg *g, Region *r, CgVal *b, const char *n) {
   open_block(g, "if (pid == 0)");
@@ -215,7 +210,7 @@ static CgVal cg_region(Cg *g, Ir *e) {
   flush_ops(g);
   if (sends) emit(g, "if (P > 1) rt_sync(); /* the fetch */");
   for (int i = 0; i < n; i++)
-    got[i] = conversion_receive(g, got[i], it[i].ty, it[i].from, it[i].to, it[i].xch, i, fetch_in_place(r, &it[i]));
+    got[i] = conversion_receive(g, got[i], it[i].ty, it[i].from, it[i].to, it[i].xch, i, plan_fetch_in_place(g->pl, r, &it[i]));
   CgVal *b = &got[n - (r->first->kind == IR_PAIR_MAP ? 2 : 1)];
   const char *len = b[0].n ? b[0].n : fmt(g, "%s.len", b[0].v);
   region_checks(g, r, b, len);

@@ -1124,8 +1124,7 @@ static void fetch(Ex *x, Region *r, Shape **operand, Shape **arg) {
     default: v[i] = arg[it[i].index]; break;
     }
     if (it[i].xch == XCH_COUNT) continue;
-    bool in_place = it[i].kind == FETCH_ARG ? plan_block_in_place(r, it[i].ty) : plan_full_in_place(r, it[i].ty);
-    conversion_send(x, it[i].ty, v[i], it[i].xch, in_place);
+    conversion_send(x, it[i].ty, v[i], it[i].xch, plan_fetch_in_place(x->pl, r, &it[i]));
   }
   barrier(x, r->first->pos, arena_printf(x->sh.arena, "%s: fetch", builtin_name(ir_builtin(r->first->kind))));
   for (int i = 0; i < n; i++)

@@ -361,6 +361,10 @@ Exchange plan_conversion(Layout from, Layout to);
 // plan_fetch_max(r)).
 int plan_fetch_items(const Plan *pl, const Region *r, FetchItem *items);
 int plan_fetch_max(const Region *r);
+// May r read the fetched item where its message holds it (until the next
+// barrier: a block no step reads after one, a value sent in full
+// plan_full_in_place allows)?
+bool plan_fetch_in_place(const Plan *pl, const Region *r, const FetchItem *it);
 // Does r's fetch send anything at p processes (so that it ends in a barrier)?
 bool plan_fetch_sends(const Plan *pl, const Region *r);
 // The layout of a region's result under its choice.

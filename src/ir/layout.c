@@ -64,6 +64,22 @@ int plan_fetch_items(const Plan *pl, const Region *r, FetchItem *items) {
   return n;
 }
 
+// Does a pass read the region's argument block after a barrier (a prefix
+// run again from the lower blocks' total)?
+static bool block_read_late(const RegionSteps *st) {
+  bool barrier = false;
+  for (int i = 0; i < st->nsteps; i++) {
+    barrier |= st->steps[i].kind == STEP_EXCHANGE;
+    if (barrier && st->steps[i].kind == STEP_PASS && st->steps[i].src == SRC_BLOCK) return true;
+  }
+  return false;
+}
+
+bool plan_fetch_in_place(const Plan *pl, const Region *r, const FetchItem *it) {
+  if (it->kind != FETCH_ARG) return plan_full_in_place(r, it->ty);
+  return plan_block_in_place(r, it->ty) && !block_read_late(&pl->steps[r->id - 1]);
+}
+
 bool plan_fetch_sends(const Plan *pl, const Region *r) {
   if (pl->p == 1) return false;
   FetchItem items[plan_fetch_max(r)];

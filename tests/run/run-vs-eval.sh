@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run-vs-eval.sh VECBSP BACKEND "P..." [--examples] [--builtins] [--cases] [--random]:
-# vecbsp run prints exactly what vecbsp eval prints, at every P.
+# vecbsp run prints exactly what vecbsp eval prints, at every P, under every
+# plan in $PLANS (--plan; default: best).
 #   --builtins  every examples/builtins/*.vec with its own arguments
 #   --cases     every tests/cases/*.vec that expects a value, likewise
 #   --examples  examples/*.vec at sizes not divisible by P, P > n, and two
@@ -15,13 +16,15 @@ shift 3
 root=$(cd "$(dirname "$0")/../.." && pwd)
 failed=0
 check() {  # check FILE ARGS...
-  local want got p
+  local want got p plan
   want=$("$vecbsp" eval "$@" 2>&1)
-  for p in $procs; do
-    got=$("$vecbsp" run --backend "$backend" -p "$p" "$@" 2>&1)
-    if [ "$got" != "$want" ]; then
-      echo "FAIL p=$p $*"; echo "  eval: ${want:0:300}"; echo "  run:  ${got:0:300}"; failed=1
-    fi
+  for plan in ${PLANS:-best}; do
+    for p in $procs; do
+      got=$("$vecbsp" run --backend "$backend" --plan "$plan" -p "$p" "$@" 2>&1)
+      if [ "$got" != "$want" ]; then
+        echo "FAIL --plan $plan p=$p $*"; echo "  eval: ${want:0:300}"; echo "  run:  ${got:0:300}"; failed=1
+      fi
+    done
   done
 }
 for what in "$@"; do
