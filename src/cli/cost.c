@@ -207,6 +207,8 @@ int cmd_cost(int argc, char **argv) {
   CostRequest req = {.prog = prog, .model = cost_model_from_options(&opt), .closed_form = opt.symbolic, .plan_spec = opt.plan};
   if (opt.plan && req.model != MODEL_EXACT) fatal("--plan chooses what the exact model predicts; the paper model has its template");
   req.machine = cost_machine_from_options(a, &opt);
+  Machine planning = cli_planning_machine(a, &opt);
+  req.planning = &planning;
   req.params = opt.symbolic ? bind_some(a, prog, &opt, &req.symbolic) : cli_bind_params(a, prog, &opt);
   CostResult r = cost_analyse(a, &req);
   if (opt.json) {

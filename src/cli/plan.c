@@ -10,9 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-// The machine a plan is made for: --machine, else $VECBSP_MACHINE, else
-// the built-in local one.
-static Machine planning_machine(Arena *a, const Options *opt) {
+Machine cli_planning_machine(Arena *a, const Options *opt) {
   Options o = *opt;
   const char *env = getenv("VECBSP_MACHINE");
   if (!o.machine) o.machine = env && *env ? env : "local";
@@ -20,7 +18,7 @@ static Machine planning_machine(Arena *a, const Options *opt) {
 }
 
 Plan *cli_plan(Arena *a, Program *prog, const int64_t *params, const Options *opt, int p, bool block_result) {
-  Machine m = planning_machine(a, opt);
+  Machine m = cli_planning_machine(a, opt);
   m.p = p;
   return cost_plan(prog, params, &m, opt->plan, block_result);
 }
@@ -95,7 +93,7 @@ static void vary_p(Arena *a, Program *prog, const int64_t *params, const Options
   if (strncmp(spec, "p=", 2) != 0 || sscanf(spec + 2, "%d:%d%c", &from, &to, &end) != 2 || from < 1 || to < from ||
       to > 1024)
     fatal("plan --vary expects p=FROM:TO with 1 <= FROM <= TO <= 1024, got '%s'", spec);
-  Machine m = planning_machine(a, opt);
+  Machine m = cli_planning_machine(a, opt);
   json_t *rows = json_array();
   int best = from;
   double best_seconds = INFINITY;
@@ -133,7 +131,7 @@ int cmd_plan(int argc, char **argv) {
   if (opt.nvaries) {
     vary_p(a, prog, params, &opt, opt.varies[0]);
   } else {
-    Machine m = planning_machine(a, &opt);
+    Machine m = cli_planning_machine(a, &opt);
     if (opt.p) m.p = opt.p;
     PlanReport rep = cost_plan_report(prog, params, &m, opt.plan, false);
     if (opt.json) {

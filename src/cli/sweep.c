@@ -135,7 +135,9 @@ static void predict(Sweep *sw) {
       req.machine.p = point_p(sw, i);
       Options o = point_options(sw, a, i);
       req.params = cli_bind_params(a, sw->progs[j], &o);
-      req.plan = cost_plan(sw->progs[j], req.params, &req.machine, sw->opt.plan, false);
+      Machine planning = cli_planning_machine(a, &sw->opt);
+      planning.p = req.machine.p;
+      req.plan = cost_plan(sw->progs[j], req.params, &planning, sw->opt.plan, false);
       CostResult r = cost_analyse(a, &req);
       sw->samples[i * sw->nprogs + j] =
           (Sample){.W = r.W, .H = r.H, .S = r.S, .ops = r.ops, .predicted = r.seconds, .plan = req.plan};

@@ -128,8 +128,9 @@ const char *site(Cg *g, Pos pos) {
   return fmt(g, "&rt_sites[%d]", g->sites.len - 1);
 }
 
+// v<id>_<name>: no temporary (t<k>), input (in_<name>) or helper is so named.
 const char *var_name(Cg *g, IrVar *v) {
-  char *s = fmt(g, "%s%d", v->name, v->id);
+  char *s = fmt(g, "v%d_%s", v->id, v->name);
   for (char *p = s; *p; p++)
     if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') && !(*p >= '0' && *p <= '9')) *p = '_';
   return s;

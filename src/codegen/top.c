@@ -13,8 +13,9 @@ static CgVal cg_top(Cg *g, Ir *e);
 
 static Type *int_type(Cg *g) { return lower_type(g->ir, T_INT, NULL, NULL); }
 
-// The global length of a distributed variable or input, beside its block.
-static const char *length_name(Cg *g, const char *name) { return fmt(g, "%s_n", name); }
+// The global length of a distributed variable or input, beside its block
+// (len_<its name>: no variable, input or temporary is so named).
+static const char *length_name(Cg *g, const char *name) { return fmt(g, "len_%s", name); }
 
 //
 // Conversions (plan_conversion): sends, one barrier, then receives. A

@@ -166,7 +166,9 @@ static CostStep exact_step(const Calibration *cal, const ExactStep *st, int p, b
 // The exact model's supersteps as the analysis reports them.
 static CostResult exact_result(Arena *arena, const CostRequest *req) {
   cost_shape_check(req->prog, req->params);
-  const Plan *pl = req->plan ? req->plan : cost_plan(req->prog, req->params, &req->machine, req->plan_spec, false);
+  Machine planning = req->planning ? *req->planning : req->machine;
+  planning.p = req->machine.p;
+  const Plan *pl = req->plan ? req->plan : cost_plan(req->prog, req->params, &planning, req->plan_spec, false);
   ExactResult x;
   exact_cost(arena, req->prog, req->params, pl, &x);
   CostResult r = {.model = MODEL_EXACT, .machine = req->machine, .nsteps = x.nsteps, .steps_truncated = x.truncated,

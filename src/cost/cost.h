@@ -35,7 +35,8 @@ typedef struct CostRequest {
   CostModel model;        // exact or paper
   Machine machine;        // p, g, l, s and the paper constants
   const Plan *plan;       // the exact model: the plan it predicts (NULL: chosen by cost_plan with
-                          // plan_spec for the machine)
+                          // plan_spec for `planning`, or for the machine)
+  const Machine *planning;  // the machine the plan is chosen for, if not the one predicted
   const char *plan_spec;  // --plan (NULL: best)
 } CostRequest;
 
