@@ -581,6 +581,32 @@ static Cv *lower(Lowerer *L, Node *n, Env *env) {
   error_at(n->pos, "internal error: unknown expression");
 }
 
+// Every node once in the tree: a value used twice (a variable, a def, a
+// pair split into fst and snd) is one node lowered once and referenced
+// twice; each reference gets a copy of its own, so that tables indexed by
+// node (the plan's layouts, the values computed at top level) see one
+// parent per node.
+static Ir *unshare(Lowerer *L, Ir *e, bool *seen) {
+  if (seen[e->id]) {
+    Ir *copy = new_ir(L, e->kind, e->ty, e->pos);
+    int id = copy->id;
+    *copy = *e;
+    copy->id = id;
+    if (e->nelems) {
+      copy->elems = arena_calloc(L->arena, (size_t)e->nelems + 1, sizeof *copy->elems);
+      memcpy(copy->elems, e->elems, (size_t)e->nelems * sizeof *e->elems);
+    }
+    e = copy;
+  } else {
+    seen[e->id] = true;
+  }
+  Ir **kids[] = {&e->a, &e->b, &e->c, &e->body};
+  for (int i = 0; i < 4; i++)
+    if (*kids[i]) *kids[i] = unshare(L, *kids[i], seen);
+  for (int i = 0; i < e->nelems; i++) e->elems[i] = unshare(L, e->elems[i], seen);
+  return e;
+}
+
 IrProgram *lower_program(Program *prog) {
   if (prog->ir) return prog->ir;
   IrProgram *ir = arena_alloc(prog->arena, sizeof *ir);
@@ -592,6 +618,8 @@ IrProgram *lower_program(Program *prog) {
   L.defs = arena_calloc(L.arena, (size_t)prog->ndefs + 1, sizeof *L.defs);
   Cv *v = lower(&L, prog->main->body, NULL);
   ir->main = wrap_lets(&top, as_code(&L, v, prog->main->pos));
+  int before = ir->nnodes;
+  ir->main = unshare(&L, ir->main, arena_calloc(L.arena, (size_t)before + 1, sizeof(bool)));
   plan_program(ir);
   return prog->ir = ir;
 }
