@@ -162,14 +162,10 @@ static int64_t static_ops(Ir *e) {
   default: if (ir_is_skeleton(e->kind)) return -1; break;
   }
   int64_t n = e->kind == IR_BINOP || e->kind == IR_UNOP;
-  Ir *kids[] = {e->a, e->b, e->c, e->body};
-  for (int i = 0; i < 4; i++) {
+  Ir *kids[ir_max_kids(e)];
+  int nkids = ir_kids(e, kids);
+  for (int i = 0; i < nkids; i++) {
     int64_t k = static_ops(kids[i]);
-    if (k < 0) return -1;
-    n += k;
-  }
-  for (int i = 0; i < e->nelems; i++) {
-    int64_t k = static_ops(e->elems[i]);
     if (k < 0) return -1;
     n += k;
   }
@@ -183,11 +179,10 @@ bool allocates(Ir *e) {
   if (ir_type_has_vec(e->ty) && !e->fused && e->kind != IR_VAR && e->kind != IR_INPUT && e->kind != IR_TL &&
       e->kind != IR_FST && e->kind != IR_SND && e->kind != IR_ENTRY && e->kind != IR_HD)
     return true;
-  Ir *kids[] = {e->a, e->b, e->c, e->body};
-  for (int i = 0; i < 4; i++)
+  Ir *kids[ir_max_kids(e)];
+  int n = ir_kids(e, kids);
+  for (int i = 0; i < n; i++)
     if (allocates(kids[i])) return true;
-  for (int i = 0; i < e->nelems; i++)
-    if (allocates(e->elems[i])) return true;
   return false;
 }
 

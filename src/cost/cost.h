@@ -116,16 +116,26 @@ typedef struct ExactResult {
 
 enum { EXACT_STEPS_LISTED = 100000 };
 
-// Predicts prog into out, building the shapes and out's supersteps in a
+// Predicts prog into out, building the shapes and out's supersteps in arena a
 // (prog's IR is lowered and planned once, in its own arena). Assumes the
 // program passes cost_shape_check; limits are diagnostics (error_at).
 void exact_cost(Arena *a, Program *prog, const int64_t *params, const Plan *pl, ExactResult *out);
 
+// The shares of a run's traffic served from memory: of its arrays (the
+// footprint's), of the accumulators folds overwrite in place (that of the
+// largest, one per process), and of the data read again (the largest set
+// one application touches, one per process).
+typedef struct MemoryShares {
+  double arrays;       // loads, stores, unpacked words, h-relations
+  double accumulator;  // acc_loads
+  double reloads;      // reloads: those of the largest set read again (ExactResult's reload_set)
+} MemoryShares;
 
 // The exact model's costs of the alternatives, for the planner
 // (planner.c): one run under a base plan that, at each region it reaches,
 // costs every alternative of that region, and at every top-level node
-// every conversion of the node's value, in seconds on a machine.
+// every conversion of the node's value, in seconds on a machine, with the
+// memory shares of the run the planner expects.
 typedef double LayoutCosts[LAY_NONE][LAY_NONE];  // by layout from, by layout to
 typedef struct AltCosts {
   const RegionChoice *alt;  // the region's alternatives (given)
@@ -137,6 +147,7 @@ typedef struct PlanCosts {
   AltCosts *region;    // by region id - 1
   LayoutCosts *conv;   // by node id: converting its value, summed over its runs
   bool *reached;       // by node id: evaluated at top level at least once
+  MemoryShares shares; // (given) the shares every cost assumes
 } PlanCosts;
 void exact_plan_costs(Arena *a, Program *prog, const int64_t *params, const Plan *base, const Machine *m,
                       PlanCosts *costs);
@@ -145,7 +156,6 @@ void exact_plan_costs(Arena *a, Program *prog, const int64_t *params, const Plan
 // cost.c: the exact model's seconds.
 //
 
-typedef struct MemoryShares MemoryShares;
 // A superstep's seconds on machine m: calibrated, or (w + h g + l) / s.
 double cost_step_seconds(const Machine *m, const ExactStep *st, int p, bool barrier, MemoryShares shares);
 
@@ -154,15 +164,6 @@ double cost_step_seconds(const Machine *m, const ExactStep *st, int p, bool barr
 // last-level cache, all from the whole cache (p = 1) or twice it (p > 1),
 // growing linearly in between (docs/cost-model.md, "Calibration").
 double cost_memory_share(const Calibration *cal, double footprint, int p);
-// The shares of a run's traffic served from memory: of its arrays (the
-// footprint's), of the accumulators folds overwrite in place (that of the
-// largest, one per process), and of the data read again (the largest set
-// one application touches, one per process).
-struct MemoryShares {
-  double arrays;       // loads, stores, unpacked words, h-relations
-  double accumulator;  // acc_loads
-  double reloads;      // reloads: those of the largest set read again (ExactResult's reload_set)
-};
 MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x);
 // The local time of a process that did c, at these per-unit times.
 double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, MemoryShares shares);

@@ -181,38 +181,38 @@ static Shape *from_input(Ex *x, InputType *t) {
 // Free variables of a function body: the memo key's environment.
 //
 
-static void mark_binders(Ex *x, Ir *e, int mark) {
-  if (!e) return;
+typedef struct {
+  Ex *x;
+  int mark;     // the stamp of the function's binders; mark + 1: collected
+  PtrVec vars;  // the free variables found
+} FreeVars;
+
+static void mark_binder(Ir *e, void *free_vars) {
+  FreeVars *f = free_vars;
   IrVar *binds[] = {e->kind == IR_LET ? e->var : NULL, e->x, e->y};
   for (int i = 0; i < 3; i++)
-    if (binds[i]) x->stamp[binds[i]->id] = mark;
-  Ir *kids[] = {e->a, e->b, e->c, e->body};
-  for (int i = 0; i < 4; i++) mark_binders(x, kids[i], mark);
-  for (int i = 0; i < e->nelems; i++) mark_binders(x, e->elems[i], mark);
+    if (binds[i]) f->x->stamp[binds[i]->id] = f->mark;
 }
 
-static void collect_free(Ex *x, Ir *e, int mark, PtrVec *out) {
-  if (!e) return;
-  if (e->kind == IR_VAR && x->stamp[e->var->id] != mark && x->stamp[e->var->id] != mark + 1) {
-    x->stamp[e->var->id] = mark + 1;
-    ptrvec_push(x->sh.arena, out, e->var);
+static void collect_free(Ir *e, void *free_vars) {
+  FreeVars *f = free_vars;
+  int *stamp = e->kind == IR_VAR ? &f->x->stamp[e->var->id] : NULL;
+  if (stamp && *stamp != f->mark && *stamp != f->mark + 1) {
+    *stamp = f->mark + 1;
+    ptrvec_push(f->x->sh.arena, &f->vars, e->var);
   }
-  Ir *kids[] = {e->a, e->b, e->c, e->body};
-  for (int i = 0; i < 4; i++) collect_free(x, kids[i], mark, out);
-  for (int i = 0; i < e->nelems; i++) collect_free(x, e->elems[i], mark, out);
 }
 
 // The values of fn's free variables now, as one hash-consed shape.
 static Shape *env_key(Ex *x, Ir *fn) {
   if (!x->nfree[fn->id]) {
-    int stamp = 2 * fn->id + 1;  // distinct for every function
-    PtrVec vars = {0};
-    x->stamp[fn->x->id] = stamp;
-    if (fn->y) x->stamp[fn->y->id] = stamp;
-    mark_binders(x, fn->body, stamp);
-    collect_free(x, fn->body, stamp, &vars);
-    x->free[fn->id] = (IrVar **)vars.data;
-    x->nfree[fn->id] = vars.len + 1;
+    FreeVars f = {.x = x, .mark = 2 * fn->id + 1};  // a stamp distinct for every function
+    x->stamp[fn->x->id] = f.mark;
+    if (fn->y) x->stamp[fn->y->id] = f.mark;
+    ir_visit(fn->body, mark_binder, &f);
+    ir_visit(fn->body, collect_free, &f);
+    x->free[fn->id] = (IrVar **)f.vars.data;
+    x->nfree[fn->id] = f.vars.len + 1;
   }
   Shape *k = shape_unit(&x->sh);
   for (int i = 0; i < x->nfree[fn->id] - 1; i++) k = shape_pair(&x->sh, x->env[x->free[fn->id][i]->id], k);
@@ -1167,13 +1167,21 @@ static Shape *run_region(Ex *x, Region *r, const RegionChoice *c, const RegionSt
 
 static void cost_alternatives(Ex *x, Region *r, Shape **operand, Shape **arg);
 
+// An operand the region's fetch step converts (planning: what converting
+// it on its own would cost).
+static Shape *operand_value(Ex *x, Ir *e) {
+  Shape *v = top(x, e);
+  if (x->costs) cost_conversions(x, e->ty, e->pos, v, &x->costs->conv[e->id]);
+  return v;
+}
+
 static Shape *region(Ex *x, Ir *e) {
   Region *r = e->region;
   Shape **operand = arena_calloc(x->sh.arena, (size_t)r->nstages + 1, sizeof *operand), *arg[2] = {NULL, NULL};
   for (int s = r->nstages - 1; s >= 0; s--)
-    if (r->stages[s]->kind == IR_C_PROD) operand[s] = top(x, r->stages[s]->a);
-  arg[0] = top(x, r->first->kind == IR_PAIR_MAP ? r->first->a : plan_chain_arg(r->first));
-  if (r->first->kind == IR_PAIR_MAP) arg[1] = top(x, r->first->b);
+    if (r->stages[s]->kind == IR_C_PROD) operand[s] = operand_value(x, r->stages[s]->a);
+  arg[0] = operand_value(x, r->first->kind == IR_PAIR_MAP ? r->first->a : plan_chain_arg(r->first));
+  if (r->first->kind == IR_PAIR_MAP) arg[1] = operand_value(x, r->first->b);
   if (x->costs) cost_alternatives(x, r, operand, arg);
   fetch(x, r, operand, arg);
   return run_region(x, r, &x->pl->region[r->id - 1], &x->pl->steps[r->id - 1], operand, arg);
@@ -1263,7 +1271,7 @@ static double open_seconds(Ex *x) {
     if (x->recv[k] > s.h) s.h = x->recv[k];
   }
   s.w = s.most.ops;
-  return cost_step_seconds(x->m, &s, x->p, false, (MemoryShares){0});
+  return cost_step_seconds(x->m, &s, x->p, false, x->costs->shares);
 }
 
 static Snapshot snapshot(Ex *x) {
@@ -1274,7 +1282,7 @@ static Snapshot snapshot(Ex *x) {
 // The seconds since s: the supersteps closed since, and what the open one grew.
 static double seconds_since(Ex *x, const Snapshot *s) {
   double t = open_seconds(x) - s->open_seconds;
-  for (int i = s->nsteps; i < x->nsteps; i++) t += cost_step_seconds(x->m, &x->steps[i], x->p, true, (MemoryShares){0});
+  for (int i = s->nsteps; i < x->nsteps; i++) t += cost_step_seconds(x->m, &x->steps[i], x->p, true, x->costs->shares);
   return t;
 }
 

@@ -312,48 +312,88 @@ static Plan *template(IrProgram *ir, int p, const PlanLimits *lim) {
   return pl;
 }
 
+// The exact model's seconds of the run under pl, as `cost` reports them,
+// and the memory shares of that run.
+static double plan_run(Program *prog, const int64_t *params, const Plan *pl, const Machine *m, MemoryShares *shares) {
+  Arena *a = arena_new();
+  ExactResult x;
+  exact_cost(a, prog, params, pl, &x);
+  MemoryShares sh = cost_memory_shares(&m->cal, &x);
+  double t = 0;
+  for (int i = 0; i < x.nsteps; i++) t += cost_step_seconds(m, &x.steps[i], x.p, i + 1 < x.nsteps, sh);
+  arena_free(a);
+  if (shares) *shares = sh;
+  return t;
+}
+
+double cost_plan_seconds(Program *prog, const int64_t *params, const Plan *pl, const Machine *m) {
+  return plan_run(prog, params, pl, m, NULL);
+}
+
+// The search's estimate of the program with each alternative of each region.
+static void report_alternatives(Dp *d, PlanReport *report) {
+  IrProgram *ir = d->ir;
+  report->region = arena_calloc(ir->arena, (size_t)ir->nregions + 1, sizeof *report->region);
+  for (int r = 0; r < ir->nregions; r++) {
+    AltCosts *ac = &d->costs.region[r];
+    RegionReport *rr = &report->region[r];
+    rr->nalts = ac->nalts;
+    rr->alt = arena_calloc(ir->arena, (size_t)ac->nalts + 1, sizeof *rr->alt);
+    rr->program = arena_calloc(ir->arena, (size_t)ac->nalts + 1, sizeof *rr->program);
+    memcpy(rr->alt, ac->alt, (size_t)ac->nalts * sizeof *rr->alt);
+    for (int i = 0; i < ac->nalts; i++) {
+      d->forced = r + 1, d->forced_alt = i;
+      rr->program[i] = search(d, NULL);
+    }
+    d->forced = 0;
+  }
+}
+
+// The search's plan when every cost assumes the memory shares given.
+static Plan *searched(Program *prog, const int64_t *params, const Machine *m, const PlanLimits *lim, const Plan *base,
+                      MemoryShares shares, PlanReport *report) {
+  Arena *a = arena_new();
+  Dp d = {.ir = base->ir, .lim = lim, .block_result = lim->result == LAY_BLOCK, .generation = 1};
+  d.costs.shares = shares;
+  cost_alternatives(&d, a, prog, params, base, m);
+  Plan *pl = plan_copy(base);
+  pl->name = "best";
+  search(&d, pl);
+  if (report) report_alternatives(&d, report);
+  arena_free(a);
+  return pl;
+}
+
+static bool same_shares(MemoryShares a, MemoryShares b) {
+  return fabs(a.arrays - b.arrays) < 0.01 && fabs(a.accumulator - b.accumulator) < 0.01 &&
+         fabs(a.reloads - b.reloads) < 0.01;
+}
+
+enum { SHARE_ROUNDS = 3 };
+
+// How much of a run's traffic the cache serves depends on the memory the
+// whole run touches, which the plan decides: the search assumes the shares
+// of a run (the default plan's first, then those of its last plan) until
+// they hold. The search also adds conversions as if each ran alone (a
+// region's fetch shares one barrier). So its plans and the template are
+// compared by the exact model of each whole run, and the cheapest is kept.
 static Plan *best_plan(Program *prog, const int64_t *params, const Machine *m, const PlanLimits *lim, PlanReport *report) {
   IrProgram *ir = lower_program(prog);
   Plan *base = plan_default(ir, m->p);
   plan_apply_limits(base, lim);
   if (!params) return base;
-  Arena *a = arena_new();
-  Dp d = {.ir = ir, .lim = lim, .block_result = lim->result == LAY_BLOCK, .generation = 1};
-  cost_alternatives(&d, a, prog, params, base, m);
-  Plan *pl = plan_copy(base);
-  pl->name = "best";
-  search(&d, pl);
-  if (report) {  // the search's estimate of the program with each alternative of each region
-    report->region = arena_calloc(ir->arena, (size_t)ir->nregions + 1, sizeof *report->region);
-    for (int r = 0; r < ir->nregions; r++) {
-      AltCosts *ac = &d.costs.region[r];
-      RegionReport *rr = &report->region[r];
-      rr->nalts = ac->nalts;
-      rr->alt = arena_calloc(ir->arena, (size_t)ac->nalts + 1, sizeof *rr->alt);
-      rr->program = arena_calloc(ir->arena, (size_t)ac->nalts + 1, sizeof *rr->program);
-      memcpy(rr->alt, ac->alt, (size_t)ac->nalts * sizeof *rr->alt);
-      for (int i = 0; i < ac->nalts; i++) {
-        d.forced = r + 1, d.forced_alt = i;
-        rr->program[i] = search(&d, NULL);
-      }
-      d.forced = 0;
-    }
+  Plan *best = template(ir, m->p, lim);
+  MemoryShares shares, next;
+  double least = plan_run(prog, params, best, m, NULL);
+  plan_run(prog, params, base, m, &shares);
+  for (int round = 0; round < SHARE_ROUNDS; round++) {
+    Plan *pl = searched(prog, params, m, lim, base, shares, report);
+    double t = plan_run(prog, params, pl, m, &next);
+    if (t <= least) least = t, best = pl;
+    if (same_shares(next, shares)) break;
+    shares = next;
   }
-  arena_free(a);
-  // The search adds conversions as if each ran alone (a region's fetch
-  // shares one barrier): the whole plan is checked against the template.
-  Plan *paper = template(ir, m->p, lim);
-  return cost_plan_seconds(prog, params, paper, m) < cost_plan_seconds(prog, params, pl, m) ? paper : pl;
-}
-
-double cost_plan_seconds(Program *prog, const int64_t *params, const Plan *pl, const Machine *m) {
-  Arena *a = arena_new();
-  ExactResult x;
-  exact_cost(a, prog, params, pl, &x);
-  double t = 0;
-  for (int i = 0; i < x.nsteps; i++) t += cost_step_seconds(m, &x.steps[i], x.p, i + 1 < x.nsteps, (MemoryShares){0});
-  arena_free(a);
-  return t;
+  return best;
 }
 
 // The limits of spec, or a fatal error.

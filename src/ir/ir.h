@@ -144,6 +144,11 @@ bool ir_type_has_vec(Type *t);  // does a value of type t hold a vector?
 // ir_max_kids(e) entries.
 int ir_kids(const Ir *e, Ir **kids);
 int ir_max_kids(const Ir *e);
+// Calls visit(node, ctx) on every node of the tree e: ir_visit before the
+// node's operands, ir_visit_after once they are done. e may be NULL.
+typedef void (*IrVisit)(Ir *e, void *ctx);
+void ir_visit(Ir *e, IrVisit visit, void *ctx);
+void ir_visit_after(Ir *e, IrVisit visit, void *ctx);
 // Does e hold an application of a skeleton at top level (so that it runs
 // collectively, in supersteps, rather than on one process)? plan_program
 // keeps the answer in e->holds_region.

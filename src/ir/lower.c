@@ -663,15 +663,11 @@ static void print_ir(FILE *out, IrProgram *ir, Ir *e, int indent) {
   if (ir_is_skeleton(e->kind) && e->mode == MODE_LOCAL) fputs(e->fused ? " local fused" : " local", out);
   fputs(" : ", out);
   print_type(out, e->ty);
-  Ir *kids[] = {e->a, e->b, e->c, e->body};
-  for (int i = 0; i < 4; i++)
-    if (kids[i]) {
-      fputc('\n', out);
-      print_ir(out, ir, kids[i], indent + 2);
-    }
-  for (int i = 0; i < e->nelems; i++) {
+  Ir *kids[ir_max_kids(e)];
+  int n = ir_kids(e, kids);
+  for (int i = 0; i < n; i++) {
     fputc('\n', out);
-    print_ir(out, ir, e->elems[i], indent + 2);
+    print_ir(out, ir, kids[i], indent + 2);
   }
   fputc(')', out);
 }

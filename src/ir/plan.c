@@ -12,6 +12,7 @@ typedef struct Planner {
   PtrVec regions; // Region *, in order of creation
   bool *bound;    // by var id: bound inside the body being scanned
   bool *seen;     // by var id / input index: already captured
+  Region *capturing;  // the region whose captured data is being found
   struct Path *at;  // by var id: the carried path to a let-bound value
   int *stamp;       // by var id: which scan set at (the others are stale)
   int scan;         // the scan in progress
@@ -86,14 +87,11 @@ static bool generator(Ir *e) {
   return e && e->mode == MODE_LOCAL && (e->kind == IR_MAP || e->kind == IR_PAIR_MAP || e->kind == IR_PREFIX);
 }
 
-static void fuse(Ir *e) {
-  if (!e) return;
+static void fuse(Ir *e, void *unused) {
+  (void)unused;
   bool consumer = e->mode == MODE_LOCAL && (generator(e) || e->kind == IR_FOLD);
   if (consumer && generator(e->a)) e->a->fused = true;
   if (consumer && e->kind == IR_PAIR_MAP && generator(e->b)) e->b->fused = true;
-  Ir *kids[] = {e->a, e->b, e->c, e->body};
-  for (int i = 0; i < 4; i++) fuse(kids[i]);
-  for (int i = 0; i < e->nelems; i++) fuse(e->elems[i]);
 }
 
 //
@@ -187,13 +185,10 @@ static void set_carried(int to[LAT_CLASSES], Path p) {
   for (int c = 0; c < LAT_CLASSES; c++) to[c] = p.len > 0 ? p.n[c] : 0;
 }
 
-static void carry(Planner *P, Ir *e) {
-  if (!e) return;
+static void carry(Ir *e, void *planner) {
+  Planner *P = planner;
   if (e->kind == IR_ITER || (ir_is_skeleton(e->kind) && (e->mode == MODE_TOP || !e->fused)))
     set_carried(e->carried, e->mode == MODE_TOP ? own_path(P, e) : loop_path(P, e));
-  Ir *kids[] = {e->a, e->b, e->c, e->body};
-  for (int i = 0; i < 4; i++) carry(P, kids[i]);
-  for (int i = 0; i < e->nelems; i++) carry(P, e->elems[i]);
 }
 
 // Alone, a region's stages are one fused pass.
@@ -233,15 +228,12 @@ static int loops_over(Ir *e, IrVar *v) {
   return n;
 }
 
-static void find_loops(Ir *e) {
-  if (!e) return;
+static void find_loops(Ir *e, void *unused) {
+  (void)unused;
   if (ir_is_skeleton(e->kind) && e->body) {
     e->loops_over[0] = loops_over(e->body, e->x);
     e->loops_over[1] = e->y ? loops_over(e->body, e->y) : 0;
   }
-  Ir *kids[] = {e->a, e->b, e->c, e->body};
-  for (int i = 0; i < 4; i++) find_loops(kids[i]);
-  for (int i = 0; i < e->nelems; i++) find_loops(e->elems[i]);
 }
 
 //
@@ -255,13 +247,20 @@ static void find_loops(Ir *e) {
 // runs as one loop over each column, as written by hand.
 //
 
+typedef struct {
+  IrVar *var;
+  int n;
+} Uses;
+
+static void count_use(Ir *e, void *uses) {
+  Uses *u = uses;
+  u->n += e->kind == IR_VAR && e->var == u->var;
+}
+
 static int uses(Ir *e, IrVar *v) {
-  if (!e) return 0;
-  int n = e->kind == IR_VAR && e->var == v;
-  Ir *kids[] = {e->a, e->b, e->c, e->body};
-  for (int i = 0; i < 4; i++) n += uses(kids[i], v);
-  for (int i = 0; i < e->nelems; i++) n += uses(e->elems[i], v);
-  return n;
+  Uses u = {v, 0};
+  ir_visit(e, count_use, &u);
+  return u.n;
 }
 
 static bool is_var(Ir *e, IrVar *v) { return e && e->kind == IR_VAR && e->var == v; }
@@ -298,12 +297,9 @@ static void fold_vector(Ir *fold) {
   }
 }
 
-static void find_vector_folds(Ir *e) {
-  if (!e) return;
+static void find_vector_folds(Ir *e, void *unused) {
+  (void)unused;
   if (e->kind == IR_FOLD) fold_vector(e);
-  Ir *kids[] = {e->a, e->b, e->c, e->body};
-  for (int i = 0; i < 4; i++) find_vector_folds(kids[i]);
-  for (int i = 0; i < e->nelems; i++) find_vector_folds(e->elems[i]);
 }
 
 //
@@ -343,8 +339,9 @@ bool plan_full_in_place(const Region *r, Type *t) { return plan_sent_in_place(t)
 // Captured data: the free variables and the inputs of the stage functions.
 //
 
-static void capture(Planner *P, Region *g, Ir *e) {
-  if (!e) return;
+static void capture(Ir *e, void *planner) {
+  Planner *P = planner;
+  Region *g = P->capturing;
   if (e->kind == IR_VAR && !P->bound[e->var->id] && !P->seen[e->var->id]) {
     P->seen[e->var->id] = true;
     g->captured = append(P->ir->arena, g->captured, g->ncaptured++, e->var);
@@ -356,22 +353,18 @@ static void capture(Planner *P, Region *g, Ir *e) {
   IrVar *binds[] = {e->kind == IR_LET ? e->var : NULL, e->x, e->y};
   for (int i = 0; i < 3; i++)
     if (binds[i]) P->bound[binds[i]->id] = true;
-  capture(P, g, e->a);
-  capture(P, g, e->b);
-  capture(P, g, e->c);
-  capture(P, g, e->body);
-  for (int i = 0; i < e->nelems; i++) capture(P, g, e->elems[i]);
 }
 
 static void find_captured(Planner *P, Region *g) {
   size_t n = (size_t)P->ir->nvars + 1 + (size_t)P->ir->prog->ninputs;
   P->bound = arena_calloc(P->ir->arena, n, sizeof *P->bound);
   P->seen = arena_calloc(P->ir->arena, n, sizeof *P->seen);
+  P->capturing = g;
   for (int s = 0; s < g->nstages; s++) {
     Ir *e = g->stages[s];
     if (e->x) P->bound[e->x->id] = true;  // inits and tails have no function
     if (e->y) P->bound[e->y->id] = true;
-    capture(P, g, e->body);
+    ir_visit(e->body, capture, P);
   }
 }
 
@@ -381,11 +374,9 @@ static void find_captured(Planner *P, Region *g) {
 // stays distributed (anything but fold).
 //
 
-static void chain(Planner *P, Ir *e) {
-  if (!e) return;
-  Ir *kids[] = {e->a, e->b, e->c, e->body};
-  for (int i = 0; i < 4; i++) chain(P, kids[i]);
-  for (int i = 0; i < e->nelems; i++) chain(P, e->elems[i]);
+// Called on e's operands before e, so that a region's stages come in order.
+static void chain(Ir *e, void *planner) {
+  Planner *P = planner;
   if (!ir_is_skeleton(e->kind) || e->mode != MODE_TOP) return;
   Ir *arg = plan_chain_arg(e);
   Region *g;
@@ -431,15 +422,15 @@ void plan_program(IrProgram *ir) {
   Planner P = {.ir = ir};
   mark(&P, ir->main, true);
   find_regions(ir->main);
-  fuse(ir->main);
-  chain(&P, ir->main);
-  find_vector_folds(ir->main);
+  ir_visit(ir->main, fuse, NULL);
+  ir_visit_after(ir->main, chain, &P);
+  ir_visit(ir->main, find_vector_folds, NULL);
   ir->nregions = P.regions.len;
   ir->regions = (Region **)P.regions.data;
   P.at = arena_calloc(ir->arena, (size_t)ir->nvars + 1, sizeof *P.at);
   P.stamp = arena_calloc(ir->arena, (size_t)ir->nvars + 1, sizeof *P.stamp);
-  carry(&P, ir->main);
-  find_loops(ir->main);
+  ir_visit(ir->main, carry, &P);
+  ir_visit(ir->main, find_loops, NULL);
   for (int r = 0; r < ir->nregions; r++) {
     find_captured(&P, ir->regions[r]);
     carry_alone(&P, ir->regions[r]);

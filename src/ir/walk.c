@@ -13,4 +13,20 @@ int ir_kids(const Ir *e, Ir **kids) {
   return n;
 }
 
+void ir_visit(Ir *e, IrVisit visit, void *ctx) {
+  if (!e) return;
+  visit(e, ctx);
+  Ir *kids[ir_max_kids(e)];
+  int n = ir_kids(e, kids);
+  for (int i = 0; i < n; i++) ir_visit(kids[i], visit, ctx);
+}
+
+void ir_visit_after(Ir *e, IrVisit visit, void *ctx) {
+  if (!e) return;
+  Ir *kids[ir_max_kids(e)];
+  int n = ir_kids(e, kids);
+  for (int i = 0; i < n; i++) ir_visit_after(kids[i], visit, ctx);
+  visit(e, ctx);
+}
+
 bool ir_holds_region(const Ir *e) { return e->holds_region; }
