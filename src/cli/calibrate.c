@@ -70,7 +70,7 @@ static CalibrationRun model_run(const ExactResult *x, const Calibration *guess) 
   MemoryShares shares = cost_memory_shares(guess, x);
   for (int i = 0; i < x->nsteps; i++) {
     double count[CAL_TERMS];
-    cost_step_counts(guess, &x->steps[i], x->p, i + 1 < x->nsteps, shares, count);
+    cost_step_counts(guess, 0, &x->steps[i], x->p, i + 1 < x->nsteps, shares, count);
     for (int t = 0; t < CAL_TERMS; t++) run.count[t] += count[t];
   }
   return run;

@@ -129,6 +129,7 @@ static json_t *machine_json(const struct probe_opts *o, json_t *raw)
                      "g_hpput", cli_number(hp, "g_seconds") * s, "l_hpput", cli_number(hp, "l_seconds") * s,
                      "measurement", raw);
     json_object_set_new(m, "cache_bytes", json_real(cache_bytes()));
+    json_object_set_new(m, "cores", json_integer(cli_cores()));
     /* More processes than cores slow the loop by their own time slicing:
      * the machine's steadiness is measured again on as many as the cores. */
     json_t *steadiness = json_object_get(raw, "steadiness");

@@ -133,33 +133,58 @@ double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, Me
   return calibration_local_seconds(unit, count);
 }
 
-void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool barrier, MemoryShares shares,
-                      double count[CAL_TERMS]) {
+// With more processes than cores, the cores share the processes' work: a
+// superstep lasts at least the total over the cores, however it is spread.
+static double shared_cores(double most, double total, int p, int cores) {
+  if (cores <= 0 || p <= cores || most <= 0) return 1;
+  return fmax(1, total / cores / most);
+}
+
+// The words of the busiest process's h-relation, and their total over
+// processes (each process copies its own messages).
+static double relation_total(const ExactStep *st, int p) {
+  double total = 0;
+  for (int k = 0; k < p; k++) total += (double)(st->sent[k] > st->recv[k] ? st->sent[k] : st->recv[k]);
+  return total;
+}
+
+void cost_step_counts(const Calibration *cal, int cores, const ExactStep *st, int p, bool barrier,
+                      MemoryShares shares, double count[CAL_TERMS]) {
   int busiest = 0;
-  double most = 0;
+  double most = 0, total = 0;
   for (int k = 0; k < p; k++) {
     double t = cal->present ? cost_local_seconds(cal->unit, &st->procs[k], shares) : (double)st->procs[k].ops;
+    total += t;
     if (t > most) most = t, busiest = k;
   }
   memset(count, 0, CAL_TERMS * sizeof *count);
   local_counts(&st->procs[busiest], shares, count);
-  split(count, CAL_WORDS, CAL_WORDS_MEM, (double)st->h, shares.arrays);
+  double local = shared_cores(most, total, p, cores);
+  for (int t = 0; t < CAL_WORDS; t++) count[t] *= local;
+  double words = (double)st->h * shared_cores((double)st->h, relation_total(st, p), p, cores);
+  split(count, CAL_WORDS, CAL_WORDS_MEM, words, shares.arrays);
   count[CAL_BARRIERS] = barrier;
 }
 
 double cost_step_seconds(const Machine *m, const ExactStep *st, int p, bool barrier, MemoryShares shares) {
-  if (!m->cal.present) return ((double)st->w + (double)st->h * m->g + (barrier ? m->l : 0)) / m->s;
+  if (!m->cal.present) {
+    double w = (double)st->w, h = (double)st->h, ops = 0;
+    for (int k = 0; k < p; k++) ops += (double)st->procs[k].ops;
+    w *= shared_cores(w, ops, p, m->cores);
+    h *= shared_cores(h, relation_total(st, p), p, m->cores);
+    return (w + h * m->g + (barrier ? m->l : 0)) / m->s;
+  }
   double count[CAL_TERMS];
-  cost_step_counts(&m->cal, st, p, barrier, shares, count);
+  cost_step_counts(&m->cal, m->cores, st, p, barrier, shares, count);
   return calibration_predict(m->cal.unit, count);
 }
 
 // A superstep as the analysis reports it: with a calibrated machine, the
 // busiest process's local time, then its h-relation and barrier.
-static CostStep exact_step(const Calibration *cal, const ExactStep *st, int p, bool barrier, MemoryShares shares) {
+static CostStep exact_step(const Machine *m, const ExactStep *st, int p, bool barrier, MemoryShares shares) {
   CostStep s = {.w = (double)st->w, .h = (double)st->h, .where = st->where, .what = st->what, .exact = st};
-  cost_step_counts(cal, st, p, barrier, shares, s.count);
-  if (cal->present) s.seconds = calibration_predict(cal->unit, s.count);
+  cost_step_counts(&m->cal, m->cores, st, p, barrier, shares, s.count);
+  if (m->cal.present) s.seconds = calibration_predict(m->cal.unit, s.count);
   return s;
 }
 
@@ -179,7 +204,7 @@ static CostResult exact_result(Arena *arena, const CostRequest *req) {
   MemoryShares shares = cost_memory_shares(cal, &x);
   r.memory_share = shares.arrays;
   for (int i = 0; i < x.nsteps; i++) {
-    r.steps[i] = exact_step(cal, &x.steps[i], x.p, i + 1 < x.nsteps, shares);
+    r.steps[i] = exact_step(&req->machine, &x.steps[i], x.p, i + 1 < x.nsteps, shares);
     r.seconds += r.steps[i].seconds;
   }
   check_exact(fmax(r.W, r.H));

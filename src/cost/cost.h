@@ -170,7 +170,9 @@ double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, Me
 // A superstep's calibration counts: its busiest process's local counts (the
 // busiest by local time at cal's units, or by operations if cal is not
 // present), the words of its h-relation and its barrier, if it ends in one.
-void cost_step_counts(const Calibration *cal, const ExactStep *st, int p, bool barrier, MemoryShares shares,
+// With more processes than cores (cores > 0), the local counts and the words
+// grow to the share of the whole superstep's each core runs.
+void cost_step_counts(const Calibration *cal, int cores, const ExactStep *st, int p, bool barrier, MemoryShares shares,
                       double count[CAL_TERMS]);
 
 

@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 const CostConstants machine_default_constants = {.binop = 1};
 
@@ -13,7 +14,8 @@ static const Machine sunhpc3500 = {.name = "sunhpc3500", .p = 8, .g = 1.6, .l = 
 
 // A shared-memory multicore as `vecbsp probe` measured one (the project's
 // 2-vCPU AMD EPYC, threads, p = 2): the planner's machine for run, compile
-// and plan when none is given. Probe yours for plans made for it.
+// and plan when none is given. Probe yours for plans made for it. Its
+// cores are this machine's, as the processes that run here will have.
 static const Machine local = {
     .name = "local", .p = 2, .g = 1.01, .l = 852, .s = 4.35e9, .k = {.binop = 1},
     .cal = {.present = true, .cache_bytes = 33554432,
@@ -110,6 +112,11 @@ static Machine read_machine(Arena *a, const char *path) {
     check(&r, m.g >= 0 && m.l >= 0, "\"g\" and \"l\" must not be negative");
     check(&r, m.s > 0, "\"s\" (operations per second) must be positive");
     m.p = (int)p;
+    double cores = number(&r, r.root, "cores", 0, false);
+    bool given = json_object_get(r.root, "cores") != NULL;
+    check(&r, !given || (cores >= 1 && cores <= (1 << 20) && cores == (int)cores),
+          "\"cores\" must be an integer in [1, 1048576]");
+    m.cores = (int)cores;
     read_constants(&r, json_object_get(r.root, "constants"), &m.k);
     read_calibration(&r, r.root, &m);
   }
@@ -120,7 +127,12 @@ static Machine read_machine(Arena *a, const char *path) {
 
 Machine machine_select(Arena *a, const char *spec) {
   if (!spec || strcmp(spec, sunhpc3500.name) == 0) return sunhpc3500;
-  if (strcmp(spec, local.name) == 0) return local;
+  if (strcmp(spec, local.name) == 0) {
+    Machine m = local;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    m.cores = cores > 0 ? (int)cores : 0;
+    return m;
+  }
   if (!strchr(spec, '.') && !strchr(spec, '/'))
     fatal("unknown machine '%s': the built-in ones are sunhpc3500 and local; otherwise give a machine file "
           "(FILE.json, as vecbsp probe writes)", spec);

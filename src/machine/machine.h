@@ -56,6 +56,7 @@ typedef struct Calibration {
 typedef struct Machine {
   const char *name;  // "sunhpc3500", or the "name" field of a machine file
   int p;             // number of processes
+  int cores;         // processors that run processes at once (0: one for every process)
   double g;          // cost of one word of an h-relation, in operations
   double l;          // cost of a barrier, in operations
   double s;          // operations per second of one process

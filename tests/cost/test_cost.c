@@ -747,9 +747,24 @@ static void test_calibration(void) {
   // process 0, which sends the 5 rows of 7 to process 1 from where they
   // lie) and its time.
   double step[CAL_TERMS];
-  cost_step_counts(&(Calibration){0}, &rows.steps[0], 2, true, (MemoryShares){0, 0, 0}, step);
+  cost_step_counts(&(Calibration){0}, 0, &rows.steps[0], 2, true, (MemoryShares){0, 0, 0}, step);
   CHECK(step[CAL_STORES] == 0 && step[CAL_WORDS] == 35 && step[CAL_WORDS_MEM] == 0 && step[CAL_BARRIERS] == 1,
         "fetch step counts: %g %g %g", step[CAL_STORES], step[CAL_WORDS], step[CAL_BARRIERS]);
+  // Four processes on two cores: a superstep lasts at least half the
+  // total work and half the total words (each process copies its own).
+  ExactCounts even[4] = {{.ops = 10}, {.ops = 10}, {.ops = 10}, {.ops = 10}};
+  ExactCounts uneven[4] = {{.ops = 30}, {.ops = 10}, {.ops = 10}, {.ops = 10}};
+  int64_t sent[4] = {4, 4, 0, 0}, recv[4] = {0, 0, 4, 4};
+  ExactStep shared = {.w = 10, .h = 4, .procs = even, .sent = sent, .recv = recv};
+  Machine two = {.p = 4, .cores = 2, .g = 1, .l = 0, .s = 1}, many = two;
+  many.cores = 0;
+  CHECK(cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0}) == 20 + 8,
+        "4 processes of 10 operations and 4 words on 2 cores: %g", cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0}));
+  CHECK(cost_step_seconds(&many, &shared, 4, false, (MemoryShares){0}) == 10 + 4, "one core each: %g",
+        cost_step_seconds(&many, &shared, 4, false, (MemoryShares){0}));
+  shared.w = 30, shared.procs = uneven;
+  CHECK(cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0}) == 30 + 8, "30, 10, 10, 10 on 2 cores: %g",
+        cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0}));
   double some[CAL_TERMS] = {[CAL_OPS] = 3, [CAL_LOADS] = 4, [CAL_LAT_SELECT] = 1, [CAL_WORDS] = 5, [CAL_BARRIERS] = 1};
   double per[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LAT_SELECT] = 10, [CAL_WORDS] = 3, [CAL_BARRIERS] = 7};
   CHECK(calibration_predict(per, some) == 11 + 15 + 7, "max(3 + 8, 10) + 5 words * 3 + a barrier: %g", calibration_predict(per, some));
