@@ -21,11 +21,12 @@ build: deps $(BUILD)/CMakeCache.txt
 check: build
 	@ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure
 
-# The test suite under AddressSanitizer and UndefinedBehaviorSanitizer.
+# The test suite under AddressSanitizer and UndefinedBehaviorSanitizer
+# (generated programs too, compiled with -O0: the sanitizers' own setting).
 asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DVECBSP_SANITIZE=ON >/dev/null
 	@cmake --build build-asan -j $(JOBS) -- --no-print-directory
-	@ctest --test-dir build-asan -j $(JOBS) --output-on-failure
+	@VECBSP_CC_OPT=-O0 ctest --test-dir build-asan -j $(JOBS) --output-on-failure
 
 # The parser fuzz target (libFuzzer), FUZZ_SECONDS long.
 FUZZ_SECONDS ?= 60

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-random.sh VECBSP VECGEN [--count N] [--seed S] [--save DIR] [--long]
+# run-random.sh VECBSP VECGEN [--count N | --seconds S] [--seed S] [--save DIR] [--long]
 # run-random.sh VECBSP VECGEN --file F.vec... [--save DIR]
 #
 # Random well-typed programs from vecgen (seeds S, S+1, ..., N of them), each
@@ -20,26 +20,28 @@
 # program to DIR/seedN.vec with its arguments in "# args:" comments, which
 # --file reads back: --file checks given programs at each "# args:" line.
 #
-# Environment: GEN_COUNT (programs; default: about three and a half
-# minutes' worth for this vecbsp, see below; --long 3000), GEN_SEED (the
-# first seed; default 1, --long 100000), GEN_SAVE, GEN_MPI_EVERY (default 8;
-# 0: no MPI). --long exits 77 (skipped) unless GEN_LONG is set.
+# Environment: GEN_COUNT (programs; default: as many as fit in GEN_SECONDS,
+# else --seconds, else 210; --long 3000), GEN_SEED (the first seed; default 1, --long
+# 100000), GEN_SAVE, GEN_MPI_EVERY (default 8; 0: no MPI), GEN_JOBS
+# (workers; default: the cores). --long exits 77 (skipped) unless GEN_LONG
+# is set.
 set -u
 
 # The plans run and cost are given (--plan SPEC): the one place to add one.
 PLANS="best paper"
 
-usage() { echo "usage: run-random.sh VECBSP VECGEN [--count N] [--seed S] [--save DIR] [--long] [--file F.vec...]" >&2; exit 2; }
+usage() { echo "usage: run-random.sh VECBSP VECGEN [--count N | --seconds S] [--seed S] [--save DIR] [--long] [--file F.vec...]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 vecbsp=$(realpath "$1") vecgen=$(realpath "$2")
 shift 2
 if [ ! -x "$vecbsp" ] || [ ! -x "$vecgen" ]; then
   echo "FAIL run-random.sh: $vecbsp or $vecgen is not an executable"; exit 1
 fi
-count=${GEN_COUNT:-} first=${GEN_SEED:-} save=${GEN_SAVE:-} mpi_every=${GEN_MPI_EVERY:-8} long=0 files=()
+count=${GEN_COUNT:-} seconds=${GEN_SECONDS:-} first=${GEN_SEED:-} save=${GEN_SAVE:-} mpi_every=${GEN_MPI_EVERY:-8} long=0 files=()
 while [ $# -gt 0 ]; do
   case $1 in
     --count) count=$2; shift 2 ;;
+    --seconds) seconds=${seconds:-$2}; shift 2 ;;  # GEN_SECONDS wins
     --seed) first=$2; shift 2 ;;
     --save) save=$2; shift 2 ;;
     --long) long=1; shift ;;
@@ -94,25 +96,42 @@ if [ $plan_flag = 0 ]; then
   PLANS="default"
 fi
 if [ "$mpi_every" != 0 ] && ! "$vecbsp" run "$probe" -p 2 --backend mpi -D n=2 --random 1 >/dev/null 2>"$work/probe.err"; then
-  echo "note: the MPI backend does not run here, so it is not tested: $(head -n 3 "$work/probe.err")"
+  echo "note: the MPI backend does not run here, so it is not tested: $(grep -m 1 'error' "$work/probe.err")"
   mpi_every=0
 fi
 
-# By default about three and a half minutes. Compiling dominates: 0.15 s a
-# binary at -O0, a profiled one for each plan (a plain one only where eval
-# fails), and for each p too when the generated program depends on p (two
-# binaries in the cache after runs at p = 2 and 3); the runs add some 0.7 s
-# a program.
-plans=$(echo "$PLANS" | wc -w)
-rm -rf "$VECBSP_CACHE"
-for p in 2 3; do
-  # shellcheck disable=SC2046
-  "$vecbsp" run "$probe" -p $p -D n=2 --random 1 $([ $plan_flag = 1 ] && echo --plan best) >/dev/null 2>&1
-done
-probe_binaries=$(find "$VECBSP_CACHE" -type f ! -name '*.c' 2>/dev/null | wc -l)
-[ "$probe_binaries" = 2 ] && binaries=$((plans * 4)) || binaries=$plans
-count=${count:-$((2100 / (2 * binaries + 7)))}  # tenths of a second
-[ ${#files[@]} -gt 0 ] || echo "$count programs from seed $first, $binaries binaries each (plans: $PLANS)"
+# Without --count, as many programs as the workers check in the seconds
+# given: a sanitized or slower vecbsp checks fewer, never times out.
+# GEN_JOBS workers (default: one per core) each take every GEN_JOBS-th seed,
+# with a work directory and cache of their own (this script again); their
+# reports follow one another, and the summary adds theirs up.
+jobs=${GEN_JOBS:-$(nproc)} stride=${GEN_STRIDE:-1}
+seconds=${seconds:-210}
+[ -n "$count" ] || deadline=${GEN_DEADLINE:-$((EPOCHSECONDS + seconds))}
+if [ ${#files[@]} = 0 ] && [ -z "${GEN_WORKER:-}" ]; then
+  echo "programs from seed $first$([ -n "$count" ] && echo ", $count of them" || echo " for $seconds s") (plans: $PLANS), $jobs worker(s)"
+  pids=()
+  trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+  for ((j = 0; j < jobs; j++)); do
+    GEN_WORKER=1 GEN_STRIDE=$jobs GEN_DEADLINE=${deadline:-} GEN_MPI_EVERY=$mpi_every \
+      "$0" "$vecbsp" "$vecgen" --seed $((first + j)) ${count:+--count $((count - j))} \
+      ${save:+--save "$save"} >"$work/worker$j.out" 2>&1 &
+    pids+=($!)
+  done
+  status=0 totals=(0 0 0 0)
+  for j in "${!pids[@]}"; do
+    wait "${pids[$j]}" || status=1
+    summary=$(tail -n 1 "$work/worker$j.out")
+    head -n -1 "$work/worker$j.out"
+    # "P programs: C runs compared with eval, M profiles ...; F failure(s) in ..."
+    read -r -a got < <(echo "$summary" | sed -E 's/^([0-9]+) programs: ([0-9]+) runs .*, ([0-9]+) profiles .*; ([0-9]+) failure.*/\1 \2 \3 \4/')
+    [ ${#got[@]} = 4 ] || { echo "FAIL worker $j ended without its summary: $summary"; status=1; continue; }
+    for k in 0 1 2 3; do totals[k]=$((totals[k] + got[k])); done
+  done
+  echo "${totals[0]} programs: ${totals[1]} runs compared with eval, ${totals[2]} profiles compared with the model (plans: $PLANS); ${totals[3]} failure(s)"
+  [ $status = 0 ] && [ "${totals[3]}" = 0 ]
+  exit
+fi
 
 plan_args() {  # plan_args SPEC: the option selecting the plan, if vecbsp has it
   [ $plan_flag = 1 ] && printf -- '--plan %s' "$1"
@@ -274,7 +293,9 @@ if [ ${#files[@]} -gt 0 ]; then
   done
 else
   mpi_set=1  # n above p
-  for ((seed = first; seed < first + count; seed++)); do
+  # A worker: seeds first, first + stride, ... below first + count, or until the deadline.
+  for ((seed = first; ; seed += stride)); do
+    if [ -n "$count" ]; then ((seed < first + count)) || break; else ((EPOCHSECONDS < deadline)) || break; fi
     prog=$work/seed$seed.vec
     # vecgen frees nothing on purpose: under `make asan` its leaks are no failure.
     if ! ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$vecgen" "$seed" >"$prog" 2>"$work/vecgen.err"; then
@@ -286,7 +307,6 @@ else
     random_arg_sets "$seed" "$prog"
     check_program "$seed" "$prog" "seed$seed"
     rm -f "$prog"
-    [ $((programs % 25)) = 0 ] && echo "... $programs programs, $failures failure(s) so far"
   done
 fi
 
