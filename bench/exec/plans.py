@@ -45,6 +45,11 @@ def args():
             a["procs"] = [int(p) for p in rest.pop(0).split(",")]
         elif x in ("--machine", "--backend"):
             a[x[2:]] = rest.pop(0)
+        elif x.startswith("-"):
+            if x not in ("-h", "--help"):
+                sys.exit(f"plans.py: unknown option {x}\n{__doc__}")
+            print(__doc__)
+            sys.exit(0)
         else:
             a["build"] = os.path.abspath(x)
     return a

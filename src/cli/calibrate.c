@@ -166,14 +166,30 @@ static double term_sum(const double unit[CAL_TERMS], const CalibrationRun *run, 
   return t;
 }
 
+// The later fit of a unit decides how it was found.
+static void merge_status(CalibrationStatus *into, CalibrationStatus later) {
+  for (int t = 0; t < CAL_TERMS; t++)
+    if (later.of[t] != CAL_NOT_FITTED) into->of[t] = later.of[t];
+}
+
+// How unit t was found, for the machine file: "fitted", "bounded by load", "undetermined".
+static const char *status_text(Arena *a, CalibrationFitKind kind, int t) {
+  switch (kind) {
+  case CAL_FITTED: return "fitted";
+  case CAL_BOUNDED: return arena_printf(a, "bounded by %s", cal_term_names[calibration_twin(t)]);
+  default: return "undetermined";
+  }
+}
+
 // Fits the latencies to the latency runs, then the throughput terms to the
 // throughput runs bound by their work. Which those are is found by rounds:
 // at first those the latencies explain less than mostly, then those whose
 // fitted throughput exceeds their latency.
-static void fit_local(const CalibrationRun *lat, int nlat, const CalibrationRun *thr, int nthr, double unit[CAL_TERMS]) {
+static CalibrationStatus fit_local(const CalibrationRun *lat, int nlat, const CalibrationRun *thr, int nthr,
+                                   double unit[CAL_TERMS]) {
   bool terms[CAL_TERMS];
   for (int t = 0; t < CAL_TERMS; t++) terms[t] = t >= CAL_LAT_FAST && t < CAL_EXITS;
-  calibration_fit(lat, nlat, terms, unit);
+  CalibrationStatus status = calibration_fit(lat, nlat, terms, unit), thr_status = {0};
   for (int t = 0; t < CAL_TERMS; t++) terms[t] = t < CAL_LAT_FAST;
   bool *by_work = calloc((size_t)nthr + 1, sizeof *by_work);
   CalibrationRun *work = malloc(((size_t)nthr + 1) * sizeof *work);
@@ -183,7 +199,7 @@ static void fit_local(const CalibrationRun *lat, int nlat, const CalibrationRun 
     int nwork = 0;
     for (int r = 0; r < nthr; r++)
       if (by_work[r]) work[nwork++] = thr[r];
-    calibration_fit(work, nwork, terms, unit);
+    thr_status = calibration_fit(work, nwork, terms, unit);
     bool changed = false;
     for (int r = 0; r < nthr; r++) {
       bool now = term_sum(unit, &thr[r], 0, CAL_LAT_FAST) > term_sum(unit, &thr[r], CAL_LAT_FAST, CAL_EXITS);
@@ -194,14 +210,16 @@ static void fit_local(const CalibrationRun *lat, int nlat, const CalibrationRun 
   }
   free(work);
   free(by_work);
+  merge_status(&status, thr_status);
+  return status;
 }
 
 // Fits the given terms to the runs, the rest of their time being known.
-static void fit_rest(CalibrationRun *runs, int n, const bool terms[CAL_TERMS], double unit[CAL_TERMS]) {
+static CalibrationStatus fit_rest(CalibrationRun *runs, int n, const bool terms[CAL_TERMS], double unit[CAL_TERMS]) {
   double known[CAL_TERMS];
   for (int t = 0; t < CAL_TERMS; t++) known[t] = terms[t] ? 0 : unit[t];
   for (int r = 0; r < n; r++) runs[r].known = calibration_predict(known, runs[r].count);
-  calibration_fit(runs, n, terms, unit);
+  return calibration_fit(runs, n, terms, unit);
 }
 
 // Moves the runs with mispredicted loop exits after the others; returns
@@ -221,23 +239,23 @@ static int exits_last(CalibrationRun *runs, int n) {
 // memory, whose bandwidth the processes share, and for packing and
 // unpacking messages: the runs at p fit those, the h-relations and the
 // barriers.
-static void fit_exchange(CalibrationRun *runs, int n, double unit[CAL_TERMS]) {
+static CalibrationStatus fit_exchange(CalibrationRun *runs, int n, double unit[CAL_TERMS]) {
   bool terms[CAL_TERMS] = {0};
   terms[CAL_LOADS_MEM] = terms[CAL_STORES_MEM] = terms[CAL_UNPACKED] = terms[CAL_UNPACKED_MEM] = true;
   terms[CAL_VECTORS] = terms[CAL_WORDS] = terms[CAL_WORDS_MEM] = terms[CAL_BARRIERS] = true;
-  fit_rest(runs, n, terms, unit);
+  return fit_rest(runs, n, terms, unit);
 }
 
 // The core's units, fitted to the runs at p = 1 (measured, or looked up in
 // recorded) into guess: the runs go to runs, their rows to report. Returns
 // how many runs, and in *r2 how well the units explain them.
 static int calibrate_core(Arena *a, int sizes, const Options *base, const json_t *recorded, Calibration *guess,
-                          CalibrationRun *runs, json_t *report, double *r2) {
+                          CalibrationRun *runs, json_t *report, double *r2, CalibrationStatus *status) {
   int nlat = measure_all(a, latency_programs, NLATENCY, sizes, base, 1, guess, recorded, runs, report);
   int nthr = measure_all(a, programs, NPROGRAMS, sizes, base, 1, guess, recorded, runs + nlat, report);
   int plain = exits_last(runs + nlat, nthr);
-  fit_local(runs, nlat, runs + nlat, plain, guess->unit);
-  fit_rest(runs + nlat + plain, nthr - plain, (bool[CAL_TERMS]){[CAL_EXITS] = true}, guess->unit);
+  *status = fit_local(runs, nlat, runs + nlat, plain, guess->unit);
+  merge_status(status, fit_rest(runs + nlat + plain, nthr - plain, (bool[CAL_TERMS]){[CAL_EXITS] = true}, guess->unit));
   *r2 = calibration_r2(runs, nlat + nthr, guess->unit);
   return nlat + nthr;
 }
@@ -255,7 +273,7 @@ enum { CORE_ATTEMPTS = 3, CORE_RUNS = (NLATENCY + NPROGRAMS) * 3 };
 // attempt's units into guess (which starts it), its runs into runs, its rows
 // into *report (new). Returns how many runs; *attempts, how many attempts.
 static int calibrate_core_best(Arena *a, int sizes, const Options *base, const json_t *recorded, Calibration *guess,
-                               CalibrationRun *runs, json_t **report, int *attempts) {
+                               CalibrationRun *runs, json_t **report, int *attempts, CalibrationStatus *status) {
   const Calibration start = *guess;
   CalibrationRun tried[CORE_RUNS];
   double best = -INFINITY;
@@ -265,12 +283,13 @@ static int calibrate_core_best(Arena *a, int sizes, const Options *base, const j
     Calibration g = start;
     json_t *rows = json_array();
     double r2;
-    int k = calibrate_core(a, sizes, base, recorded, &g, tried, rows, &r2);
+    CalibrationStatus st;
+    int k = calibrate_core(a, sizes, base, recorded, &g, tried, rows, &r2, &st);
     if (r2 <= best) {
       json_decref(rows);
       continue;
     }
-    best = r2, *guess = g, n = k;
+    best = r2, *guess = g, n = k, *status = st;
     memcpy(runs, tried, (size_t)k * sizeof *runs);
     json_decref(*report);
     *report = rows;
@@ -292,16 +311,21 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
   // The busiest process is chosen by operations first (one per 1/s seconds),
   // then by the units fitted at p = 1.
   Calibration guess = {.present = true, .unit = {1 / s, 1 / s}, .cache_bytes = cache_bytes};
-  int n = calibrate_core_best(a, sizes, &base, recorded, &guess, runs, &report, &attempts);
+  CalibrationStatus status;
+  int n = calibrate_core_best(a, sizes, &base, recorded, &guess, runs, &report, &attempts, &status);
   if (p > 1) {
     int np = measure_all(a, programs, NPROGRAMS, sizes, &base, p, &guess, recorded, runs + n, report);
-    fit_exchange(runs + n, np, guess.unit);
+    merge_status(&status, fit_exchange(runs + n, np, guess.unit));
     n += np;
   }
   double r2 = calibration_r2(runs, n, guess.unit);
-  json_t *cal = json_object();
-  for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(cal, cal_term_names[t], json_real(guess.unit[t]));
+  json_t *cal = json_object(), *how = json_object();
+  for (int t = 0; t < CAL_TERMS; t++) {
+    json_object_set_new(cal, cal_term_names[t], json_real(guess.unit[t]));
+    json_object_set_new(how, cal_term_names[t], json_string(status_text(a, status.of[t], t)));
+  }
+  json_t *out = json_pack("{s:o, s:o, s:f, s:i, s:o}", "calibration", cal, "calibration_fit", how, "calibration_r2", r2,
+                          "calibration_attempts", attempts, "calibration_runs", report);
   arena_free(a);
-  return json_pack("{s:o, s:f, s:i, s:o}", "calibration", cal, "calibration_r2", r2, "calibration_attempts", attempts,
-                   "calibration_runs", report);
+  return out;
 }

@@ -180,12 +180,12 @@ static void print_table(FILE *out, Arena *a, const CostResult *r) {
   cost_format_number(l, sizeof l, r->machine.l);
   cost_format_number(s, sizeof s, r->machine.s);
   fprintf(out, "\nW = %s operations, H = %s words, S = %s barriers\n", W, H, S);
-  fprintf(out, "cost = W + g*H + l*S = %s + %s*%s + %s*%s = %s operations\n", W, g, H, l, S, ops);
+  fprintf(out, "cost = W + g*H + l*S = %s + %s*%s + %s*%s = %s operations (the papers' unit)\n", W, g, H, l, S, ops);
   if (r->calibrated)
-    fprintf(out, "time = %.6g seconds (calibrated: the machine file's per-unit times, docs/cost-model.md)\n",
+    fprintf(out, "predicted time = %.4g s (the machine's calibrated time of each count, docs/cost-model.md)\n",
             r->seconds);
   else
-    fprintf(out, "     = %.6g seconds at %s operations per second\n", r->seconds, s);
+    fprintf(out, "predicted time = %.4g s (the cost at %s operations per second)\n", r->seconds, s);
 }
 
 static void print_forms(FILE *out, const CostResult *r) {

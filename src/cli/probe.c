@@ -195,8 +195,11 @@ static void print_table(json_t *m)
     }
     json_t *cal = json_object_get(m, "calibration");
     printf("calibration (seconds per unit, for the exact model), r^2 = %.3f:\n", cli_number(m, "calibration_r2"));
-    for (int t = 0; t < CAL_TERMS; t++)
-        printf("  %-6s %.4g\n", cal_term_names[t], cli_number(cal, cal_term_names[t]));
+    json_t *how = json_object_get(m, "calibration_fit");
+    for (int t = 0; t < CAL_TERMS; t++) {
+        const char *found = json_string_value(json_object_get(how, cal_term_names[t]));
+        printf("  %-10s %-10.4g %s\n", cal_term_names[t], cli_number(cal, cal_term_names[t]), found ? found : "");
+    }
 }
 
 int cmd_probe(int argc, char **argv)

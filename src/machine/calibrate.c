@@ -3,6 +3,7 @@
 #include "machine/machine.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 double calibration_local_seconds(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
@@ -54,25 +55,64 @@ static void solve_active(const CalibrationRun *runs, int n, const bool *active, 
     unit[i] = active[i] && fabs(a[i][i]) >= 1e-300 ? a[i][CAL_TERMS] / a[i][i] : 0;
 }
 
-void calibration_fit(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], double unit[CAL_TERMS]) {
+int calibration_twin(int term) {
+  switch (term) {
+  case CAL_LOADS_MEM: return CAL_LOADS;
+  case CAL_STORES_MEM: return CAL_STORES;
+  case CAL_UNPACKED_MEM: return CAL_UNPACKED;
+  case CAL_WORDS_MEM: return CAL_WORDS;
+  default: return -1;
+  }
+}
+
+// The runs as the fit sees them when a memory unit is its twin's unit plus
+// an excess: the twin's column counts both, the memory unit's column the
+// excess; a twin not being fitted adds its time to the known part.
+static void excess_runs(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], const double unit[CAL_TERMS],
+                        CalibrationRun *out) {
+  for (int r = 0; r < n; r++) {
+    out[r] = runs[r];
+    for (int m = 0; m < CAL_TERMS; m++) {
+      int c = calibration_twin(m);
+      if (c < 0 || !fit[m]) continue;
+      if (fit[c])
+        out[r].count[c] += runs[r].count[m];
+      else
+        out[r].known += unit[c] * runs[r].count[m];
+    }
+  }
+}
+
+CalibrationStatus calibration_fit(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], double unit[CAL_TERMS]) {
+  CalibrationRun *seen = malloc(((size_t)n + 1) * sizeof *seen);
+  excess_runs(runs, n, fit, unit, seen);
   bool active[CAL_TERMS];
   double fitted[CAL_TERMS];
   for (int i = 0; i < CAL_TERMS; i++) {
     active[i] = false;
-    for (int r = 0; r < n && fit[i]; r++) active[i] |= runs[r].count[i] > 0;  // a term never counted stays 0
+    for (int r = 0; r < n && fit[i]; r++) active[i] |= seen[r].count[i] > 0;  // a term never counted stays 0
   }
   // Drop the most negative term until none is negative (an active-set
   // approximation of NNLS, exact enough for a handful of terms).
   for (;;) {
-    solve_active(runs, n, active, fitted);
+    solve_active(seen, n, active, fitted);
     int worst = -1;
     for (int i = 0; i < CAL_TERMS; i++)
       if (fitted[i] < 0 && (worst < 0 || fitted[i] < fitted[worst])) worst = i;
     if (worst < 0) break;
     active[worst] = false;
   }
+  free(seen);
+  CalibrationStatus status = {0};
   for (int i = 0; i < CAL_TERMS; i++)
-    if (fit[i]) unit[i] = fitted[i];
+    if (fit[i]) unit[i] = fitted[i], status.of[i] = fitted[i] > 0 ? CAL_FITTED : CAL_UNDETERMINED;
+  for (int m = 0; m < CAL_TERMS; m++) {
+    int c = calibration_twin(m);
+    if (c < 0 || !fit[m]) continue;
+    unit[m] += unit[c];
+    if (status.of[m] == CAL_UNDETERMINED) status.of[m] = CAL_BOUNDED;
+  }
+  return status;
 }
 
 double calibration_r2(const CalibrationRun *runs, int n, const double unit[CAL_TERMS]) {

@@ -3,6 +3,7 @@
 #include "machine/machine.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -90,6 +91,10 @@ static void read_calibration(Reader *r, json_t *root, Machine *m) {
     m->cal.unit[t] = number(r, obj, cal_term_names[t], 0, !newer);
     check(r, m->cal.unit[t] >= 0, "calibration times must not be negative");
   }
+  // A unit from memory is never cheaper than its twin in cache (files of
+  // older probes may say otherwise): more from memory never predicts less.
+  for (int t = 0; t < CAL_TERMS; t++)
+    if (calibration_twin(t) >= 0) m->cal.unit[t] = fmax(m->cal.unit[t], m->cal.unit[calibration_twin(t)]);
   m->cal.present = true;
 }
 

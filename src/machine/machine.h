@@ -90,11 +90,27 @@ double calibration_local_seconds(const double unit[CAL_TERMS], const double coun
 // The time of these counts: their local time, then words and barriers.
 double calibration_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
 
+// The unit a memory-resident unit is bounded by, its cache-resident twin
+// (load_mem: load, ..., word_mem: word), or -1.
+int calibration_twin(int term);
+
+// What a fit made of each unit.
+typedef enum {
+  CAL_NOT_FITTED,    // not among the units fitted
+  CAL_FITTED,        // determined by the runs (> 0)
+  CAL_BOUNDED,       // a memory unit the runs price no dearer than its twin: the twin's value
+  CAL_UNDETERMINED,  // the runs do not tell it from the others: 0
+} CalibrationFitKind;
+typedef struct CalibrationStatus {
+  CalibrationFitKind of[CAL_TERMS];
+} CalibrationStatus;
+
 // Non-negative least squares over the terms marked in fit: unit[t] >= 0
 // minimising the squared relative error of the runs, whose time less their
 // known part the fitted terms are taken to explain; the other units are
-// left as they are.
-void calibration_fit(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], double unit[CAL_TERMS]);
+// left as they are. A memory unit is never below its twin: it is fitted as
+// the twin's unit plus a non-negative excess.
+CalibrationStatus calibration_fit(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], double unit[CAL_TERMS]);
 // The coefficient of determination (R^2) of the runs' calibration_predict times.
 double calibration_r2(const CalibrationRun *runs, int n, const double unit[CAL_TERMS]);
 

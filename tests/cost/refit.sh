@@ -26,8 +26,9 @@ units "$tmp/twice.json" >"$tmp/twice.txt"
 grep -q '^r2 ' "$tmp/once.txt" && [ "$(wc -l <"$tmp/once.txt")" -ge 19 ] || fail "expected 18 units or more and r2, got: $(cat "$tmp/once.txt")"
 awk '$1 == "elem" && !($2 > 0) { exit 1 }' "$tmp/once.txt" || fail "no time per element"
 # Each recorded time goes with its own program and size: the fit explains
-# them (r^2 0.97; 0.61 with each time given to the next size).
-awk '$1 == "r2" && !($2 > 0.9) { exit 1 }' "$tmp/once.txt" || fail "r^2 $(grep r2 "$tmp/once.txt"): runs mismatched?"
+# them (r^2 0.85 with memory units bound by their twins in cache, 0.91
+# without; 0.61 without, with each time given to the next size).
+awk '$1 == "r2" && !($2 > 0.8) { exit 1 }' "$tmp/once.txt" || fail "r^2 $(grep r2 "$tmp/once.txt"): runs mismatched?"
 paste "$tmp/once.txt" "$tmp/twice.txt" | awk '
   { want = $1 == "r2" ? $2 : 2 * $2
     if ($1 != $3 || (want == 0 ? $4 != 0 : ($4 / want - 1) ^ 2 > 1e-18)) { print "  " $0; bad = 1 } }

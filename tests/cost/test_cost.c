@@ -9,10 +9,13 @@
 #include "eval/eval.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+int mkstemps(char *template, int suffixlen);  // glibc, BSD: not POSIX
 
 static int failures;
 
@@ -806,6 +809,100 @@ static void test_calibration(void) {
 }
 
 //
+// Units from memory (calibrate.c, machine.c): never cheaper than their
+// twins in cache, so that more of any count never predicts less time.
+//
+
+// Runs made by the units made, over counts of loads in cache and from memory.
+static int twin_runs(CalibrationRun *runs, const double made[CAL_TERMS], bool with_mem) {
+  for (int r = 0; r < 6; r++) {
+    runs[r] = (CalibrationRun){.count = {[CAL_ELEMS] = 1000 * (r + 1), [CAL_LOADS] = 500 * (r % 3 + 1),
+                                         [CAL_LOADS_MEM] = with_mem ? 400 * (r % 2 + 1) : 0}};
+    for (int t = 0; t < CAL_TERMS; t++) runs[r].seconds += made[t] * runs[r].count[t];
+  }
+  return 6;
+}
+
+static void test_twins(void) {
+  bool fit[CAL_TERMS] = {[CAL_ELEMS] = true, [CAL_LOADS] = true, [CAL_LOADS_MEM] = true};
+  CalibrationRun runs[6];
+  double got[CAL_TERMS] = {0};
+  // From memory dearer than from cache: found as made.
+  int n = twin_runs(runs, (double[CAL_TERMS]){[CAL_ELEMS] = 1e-9, [CAL_LOADS] = 2e-9, [CAL_LOADS_MEM] = 5e-9}, true);
+  CalibrationStatus st = calibration_fit(runs, n, fit, got);
+  CHECK(close_to(got[CAL_LOADS] * 1e9, 2) && close_to(got[CAL_LOADS_MEM] * 1e9, 5) && st.of[CAL_LOADS_MEM] == CAL_FITTED,
+        "load 2 ns, load_mem 5 ns: %g %g (%d)", got[CAL_LOADS], got[CAL_LOADS_MEM], st.of[CAL_LOADS_MEM]);
+  // Runs that price memory below the cache (noise, or a prefetcher the
+  // counts do not see): memory gets the cache's unit, and says so.
+  n = twin_runs(runs, (double[CAL_TERMS]){[CAL_ELEMS] = 1e-9, [CAL_LOADS] = 2e-9, [CAL_LOADS_MEM] = 1e-9}, true);
+  st = calibration_fit(runs, n, fit, got);
+  CHECK(got[CAL_LOADS_MEM] == got[CAL_LOADS] && got[CAL_LOADS] > 0 && st.of[CAL_LOADS_MEM] == CAL_BOUNDED,
+        "memory priced below cache is bounded by it: %g %g (%d)", got[CAL_LOADS], got[CAL_LOADS_MEM], st.of[CAL_LOADS_MEM]);
+  // No run from memory: the memory unit is the cache's, not 0.
+  n = twin_runs(runs, (double[CAL_TERMS]){[CAL_ELEMS] = 1e-9, [CAL_LOADS] = 2e-9}, false);
+  st = calibration_fit(runs, n, fit, got);
+  CHECK(close_to(got[CAL_LOADS_MEM] * 1e9, 2) && st.of[CAL_LOADS_MEM] == CAL_BOUNDED,
+        "no memory runs: load_mem = load = 2 ns: %g (%d)", got[CAL_LOADS_MEM], st.of[CAL_LOADS_MEM]);
+  // The twin known, the memory unit fitted: its excess over the twin.
+  n = twin_runs(runs, (double[CAL_TERMS]){[CAL_ELEMS] = 1e-9, [CAL_LOADS] = 2e-9, [CAL_LOADS_MEM] = 5e-9}, true);
+  double known[CAL_TERMS] = {[CAL_ELEMS] = 1e-9, [CAL_LOADS] = 2e-9};
+  for (int r = 0; r < n; r++) runs[r].known = 1e-9 * runs[r].count[CAL_ELEMS] + 2e-9 * runs[r].count[CAL_LOADS];
+  calibration_fit(runs, n, (bool[CAL_TERMS]){[CAL_LOADS_MEM] = true}, known);
+  CHECK(close_to(known[CAL_LOADS_MEM] * 1e9, 5), "load_mem fitted beside a known load: %g", known[CAL_LOADS_MEM]);
+  // A machine file that prices memory below the cache is read with the cache's price.
+  char path[] = "/tmp/vecbsp-twins-XXXXXX.json";
+  int fd = mkstemps(path, 5);
+  const char *text = "{\"p\": 2, \"g\": 1, \"l\": 100, \"s\": 1e9, \"calibration\": {\"op\": 0, \"div\": 0, "
+                     "\"elem\": 1e-9, \"load\": 3e-9, \"load_mem\": 1e-9, \"store\": 0, \"mul\": 0, \"lat_fast\": 0, "
+                     "\"lat_select\": 0, \"lat_mul\": 0, \"lat_div\": 0, \"exit\": 0, \"word\": 2e-9, \"barrier\": 1e-6}}";
+  CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text), "writing %s", path);
+  close(fd);
+  Arena *a = arena_new();
+  Machine m = machine_select(a, path);
+  unlink(path);
+  CHECK(m.cal.unit[CAL_LOADS_MEM] == 3e-9 && m.cal.unit[CAL_WORDS_MEM] == 2e-9 && m.cal.unit[CAL_LOADS] == 3e-9,
+        "read: load_mem %g, word_mem %g", m.cal.unit[CAL_LOADS_MEM], m.cal.unit[CAL_WORDS_MEM]);
+  arena_free(a);
+}
+
+// x < y beyond rounding (a share moved between equal units changes the last bit).
+static bool less(double x, double y) { return x < y * (1 - 1e-12); }
+
+// A random count in [0, 1000).
+static int64_t some_count(void) { return rand() % 1000; }
+
+// The prediction never falls as a count grows or as a share moves from the
+// cache to memory, over random units (memory no cheaper than its twin) and
+// random counts.
+static void test_monotone(void) {
+  srand(20);
+  int falls = 0;
+  for (int trial = 0; trial < 20000; trial++) {
+    double unit[CAL_TERMS];
+    for (int t = 0; t < CAL_TERMS; t++) unit[t] = (rand() % 4 == 0 ? 0 : rand() % 100) * 1e-10;
+    for (int t = 0; t < CAL_TERMS; t++)
+      if (calibration_twin(t) >= 0) unit[t] = unit[calibration_twin(t)] + (rand() % 3) * 1e-10;
+    ExactCounts c = {some_count(), some_count(), some_count(), some_count(), some_count(), some_count(),
+                     some_count(), some_count(), {some_count(), some_count(), some_count(), some_count()},
+                     some_count(), some_count(), some_count(), 0};
+    MemoryShares sh = {rand() % 5 / 4.0, rand() % 5 / 4.0, rand() % 5 / 4.0};
+    double before = cost_local_seconds(unit, &c, sh);
+    ExactCounts more = c;
+    int64_t *field = (int64_t *)&more + rand() % (int)(offsetof(ExactCounts, invariant) / sizeof(int64_t));
+    *field += 1 + some_count();
+    MemoryShares deeper = sh;
+    double *share = rand() % 2 ? &deeper.arrays : rand() % 2 ? &deeper.accumulator : &deeper.reloads;
+    *share = fmin(1, *share + 0.25);
+    falls += less(cost_local_seconds(unit, &more, sh), before) || less(cost_local_seconds(unit, &c, deeper), before);
+    double counts[CAL_TERMS], grown[CAL_TERMS];
+    for (int t = 0; t < CAL_TERMS; t++) counts[t] = grown[t] = (double)some_count();
+    grown[rand() % CAL_TERMS] += 1 + some_count();
+    falls += less(calibration_predict(unit, grown), calibration_predict(unit, counts));
+  }
+  CHECK(falls == 0, "%d of 20000 random count vectors predicted less time for more counts", falls);
+}
+
+//
 // Folds of vectors (plan.c): the plan's flags, and the counts by hand.
 //
 
@@ -921,7 +1018,7 @@ static const struct {
     {"exact-blocks", test_exact_blocks}, {"symbolic", test_symbolic},         {"errors", test_errors},
     {"shapes", test_shapes},             {"plan", test_plan},                 {"calibration", test_calibration},
     {"vector-folds", test_vector_folds}, {"reloads", test_reloads},       {"alternatives", test_alternatives},
-    {"planner", test_planner},
+    {"planner", test_planner},           {"twins", test_twins},               {"monotone", test_monotone},
 };
 
 int main(int argc, char **argv) {
