@@ -120,6 +120,14 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
 
 // probe.c: a number in a JSON object (0 if it is missing or not a number).
 double cli_number(const json_t *obj, const char *key);
+// runner.c: the cache of compiled programs and probed machines
+// ($VECBSP_CACHE, else $XDG_CACHE_HOME/vecbsp, else ~/.cache/vecbsp), and
+// mkdir -p.
+char *cli_cache_dir(Arena *a);
+void cli_make_dirs(char *path);
+// probe.c: this host's machine file for backend at p, probed into the
+// cache the first time (saying so on stderr).
+const char *cli_host_machine(Arena *a, const char *backend, int p);
 // probe.c: runs bsprun -n p bspprobe ARGS... (NULL-terminated, at most 8)
 // on backend and returns its JSON; NULL after an error message if it failed.
 json_t *cli_run_bspprobe(Arena *a, const char *backend, int p, const char *const *args);
@@ -149,6 +157,9 @@ void steady_warn(const json_t *steadiness, const char *during);
 // for, and output helpers.
 CostModel cost_model_from_options(const Options *opt);
 Machine cost_machine_from_options(Arena *a, const Options *opt);
+// A warning when a probed machine's p (or backend, if given) is not the one
+// it is used for.
+void cost_warn_machine(const Machine *m, int p, const char *backend);
 void cost_print_number(FILE *out, double x);
 json_t *cost_json_number(double x);  // an integer while x is one exactly; not finite: an error
 json_t *cost_json_checked(json_t *packed);  // json_pack's result, or an error if it failed

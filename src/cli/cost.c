@@ -26,6 +26,15 @@ Machine cost_machine_from_options(Arena *a, const Options *opt) {
   return m;
 }
 
+void cost_warn_machine(const Machine *m, int p, const char *backend) {
+  // At p = 1 nothing is exchanged, and the core's units are measured at p = 1 whatever the probe's p.
+  if (m->probed_p && p != m->probed_p && p > 1)
+    warn_at((Pos){0}, "machine %s was probed at p = %d: its g, l and calibration are used at p = %d as they are "
+            "(probe at p = %d for predictions there)", m->name, m->probed_p, p, p);
+  if (m->backend && backend && strcmp(backend, m->backend) != 0)
+    warn_at((Pos){0}, "machine %s was probed on %s: its times are used for %s as they are", m->name, m->backend, backend);
+}
+
 void cost_print_number(FILE *out, double x) {
   char buf[64];
   cost_format_number(buf, sizeof buf, x);
@@ -207,6 +216,7 @@ int cmd_cost(int argc, char **argv) {
   CostRequest req = {.prog = prog, .model = cost_model_from_options(&opt), .closed_form = opt.symbolic, .plan_spec = opt.plan};
   if (opt.plan && req.model != MODEL_EXACT) fatal("--plan chooses what the exact model predicts; the paper model has its template");
   req.machine = cost_machine_from_options(a, &opt);
+  cost_warn_machine(&req.machine, req.machine.p, NULL);
   Machine planning = cli_planning_machine(a, &opt);
   req.planning = &planning;
   req.params = opt.symbolic ? bind_some(a, prog, &opt, &req.symbolic) : cli_bind_params(a, prog, &opt);

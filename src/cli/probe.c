@@ -202,43 +202,78 @@ static void print_table(json_t *m)
     }
 }
 
+/* The machine file's JSON: bspprobe's BSP parameters and the calibration
+ * (or, with --refit, the recorded runs refitted); NULL after a message. */
+static json_t *probe_machine(struct probe_opts *o)
+{
+    json_t *machine;
+    if (o->refit) {
+        machine = load_recorded(o);
+    } else {
+        const char *effort[] = {o->effort, NULL};
+        json_t *raw = cli_run_bspprobe(o->arena, o->backend, o->p, effort);
+        machine = raw ? machine_json(o, raw) : NULL;
+        json_decref(raw);
+    }
+    if (!machine || check_result(machine) != 0) {
+        json_decref(machine);
+        return NULL;
+    }
+    json_t *recorded = o->refit ? json_object_get(machine, "calibration_runs") : NULL;
+    json_t *cal = cli_calibrate(o->backend, o->p, cli_number(machine, "s"), cli_number(machine, "cache_bytes"),
+                                o->effort, recorded);
+    json_object_update(machine, cal);
+    json_decref(cal);
+    return machine;
+}
+
+static void write_machine(const char *path, const json_t *machine)
+{
+    char *text = json_dumps(machine, JSON_INDENT(2));
+    cli_write_file(path, text);
+    free(text);
+}
+
 int cmd_probe(int argc, char **argv)
 {
     struct probe_opts o;
     parse_opts(argc, argv, &o);
-    json_t *machine;
-    if (o.refit) {
-        machine = load_recorded(&o);
-    } else {
-        const char *effort[] = {o.effort, NULL};
-        json_t *raw = cli_run_bspprobe(o.arena, o.backend, o.p, effort);
-        machine = raw ? machine_json(&o, raw) : NULL;
-        json_decref(raw);
-    }
+    json_t *machine = probe_machine(&o);
     if (!machine)
         return 1;
-    int rc = check_result(machine);
-    if (rc == 0) {
-        json_t *recorded = o.refit ? json_object_get(machine, "calibration_runs") : NULL;
-        json_t *cal = cli_calibrate(o.backend, o.p, cli_number(machine, "s"), cli_number(machine, "cache_bytes"),
-                                    o.effort, recorded);
-        json_object_update(machine, cal);
-        json_decref(cal);
-    }
-    if (rc == 0 && o.out) {
-        char *text = json_dumps(machine, JSON_INDENT(2));
-        cli_write_file(o.out, text);
-        free(text);
-    }
-    if (rc == 0 && o.json) {
+    if (o.out)
+        write_machine(o.out, machine);
+    if (o.json) {
         json_dumpf(machine, stdout, JSON_INDENT(2));
         putchar('\n');
-    } else if (rc == 0 && !o.out) {
+    } else if (!o.out) {
         print_table(machine);
     }
-    if (rc == 0 && (o.json || o.out)) /* else the table says it */
+    if (o.json || o.out) /* else the table says it */
         steady_warn(json_object_get(machine, "steadiness"), "during the probe");
     json_decref(machine);
     arena_free(o.arena);
-    return rc;
+    return 0;
+}
+
+const char *cli_host_machine(Arena *a, const char *backend, int p)
+{
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    const char *path = arena_printf(a, "%s/machine-%s-%s-p%d.json", cli_cache_dir(a), host, backend, p);
+    if (access(path, R_OK) == 0) {
+        fprintf(stderr, "vecbsp: note: predicting for %s, this host's probe (--machine chooses another)\n", path);
+        return path;
+    }
+    fprintf(stderr, "vecbsp: note: no machine given and this host not probed yet: probing it once (%s, p = %d; "
+                    "about half a minute) into %s\n", backend, p, path);
+    struct probe_opts o = {.p = p, .backend = backend, .arena = a};
+    json_t *machine = probe_machine(&o);
+    if (!machine)
+        fatal("the probe of this host failed: give a machine with --machine");
+    cli_make_dirs(cli_cache_dir(a));
+    write_machine(path, machine);
+    steady_warn(json_object_get(machine, "steadiness"), "during the probe");
+    json_decref(machine);
+    return path;
 }

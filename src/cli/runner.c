@@ -111,7 +111,7 @@ static uint64_t fnv1a(uint64_t h, const char *s) {
   return h;
 }
 
-static char *cache_dir(Arena *a) {
+char *cli_cache_dir(Arena *a) {
   const char *dir = getenv("VECBSP_CACHE");
   if (dir && *dir) return arena_printf(a, "%s", dir);
   const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -120,7 +120,7 @@ static char *cache_dir(Arena *a) {
   fatal("no cache directory: set VECBSP_CACHE, XDG_CACHE_HOME or HOME");
 }
 
-static void make_dirs(char *path) {
+void cli_make_dirs(char *path) {
   for (char *p = path + 1;; p++) {
     if (*p != '/' && *p != '\0') continue;
     char c = *p;
@@ -155,8 +155,8 @@ static const char *cc_optimise(void) {
 
 // The executable for the C text, compiled by bspcc unless cached.
 static char *build(Arena *a, const char *text, const Options *opt) {
-  char *dir = cache_dir(a), *bspcc = cli_tool_path(a, "bspcc");
-  make_dirs(dir);
+  char *dir = cli_cache_dir(a), *bspcc = cli_tool_path(a, "bspcc");
+  cli_make_dirs(dir);
   uint64_t h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, text), opt->backend), opt->profile ? "profile" : "");
   h = fnv1a(fnv1a(fnv1a(h, runtime_stamp(a, bspcc, opt->backend)), cc_optimise()), cc_align);
   char *exe = arena_printf(a, "%s/%016llx-%s%s", dir, (unsigned long long)h, opt->backend,

@@ -87,6 +87,12 @@ static void setup(Sweep *sw, int argc, char **argv) {
   if (opt->json && opt->csv) fatal("--json and --csv are exclusive");
   sw->arena = arena_new();
   sw->model = cost_model_from_options(opt);
+  // Measured here, predicted for here: this host's probe unless told otherwise.
+  const char *env = getenv("VECBSP_MACHINE");
+  if (opt->measure && !opt->machine && !(env && *env))
+    opt->machine = cli_host_machine(sw->arena, opt->backend, opt->p ? opt->p : cli_cores());
+  else if (!opt->machine && env && *env)
+    opt->machine = env;
   sw->machine = cost_machine_from_options(sw->arena, opt);
   sw->nranges = opt->nvaries;
   sw->ranges = arena_calloc(sw->arena, (size_t)sw->nranges, sizeof *sw->ranges);
@@ -112,6 +118,14 @@ static int point_p(Sweep *sw, int64_t i) {
   for (int r = 0; r < sw->nranges; r++)
     if (is_p(&sw->ranges[r])) return (int)range_value(&sw->ranges[r], i);
   return sw->machine.p;
+}
+
+// One warning if the machine was probed at another p, or on another
+// backend than the one measured, than some point of the sweep.
+static void warn_machine_once(Sweep *sw) {
+  int p = sw->machine.p;
+  for (int64_t i = 0; i < sw->npoints && (p == sw->machine.probed_p || p == 1); i++) p = point_p(sw, i);
+  cost_warn_machine(&sw->machine, p, sw->opt.measure ? sw->opt.backend : NULL);
 }
 
 // The options of point i: the -D given plus the varied params.
@@ -466,6 +480,7 @@ static void plot(Sweep *sw) {
 int cmd_sweep(int argc, char **argv) {
   Sweep sw = {0};
   setup(&sw, argc, argv);
+  warn_machine_once(&sw);
   predict(&sw);
   if (sw.opt.measure) measure(&sw);
   if (sw.opt.json) print_json(&sw, stdout);

@@ -18,7 +18,7 @@ static const Machine sunhpc3500 = {.name = "sunhpc3500", .p = 8, .g = 1.6, .l = 
 // and plan when none is given. Probe yours for plans made for it. Its
 // cores are this machine's, as the processes that run here will have.
 static const Machine local = {
-    .name = "local", .p = 2, .g = 1.01, .l = 852, .s = 4.35e9, .k = {.binop = 1},
+    .name = "local", .p = 2, .probed_p = 2, .backend = "threads", .g = 1.01, .l = 852, .s = 4.35e9, .k = {.binop = 1},
     .cal = {.present = true, .cache_bytes = 33554432,
             .unit = {[CAL_OPS] = 0, [CAL_DIVS] = 3.41e-10, [CAL_ELEMS] = 2.27e-10, [CAL_LOADS] = 1.76e-12,
                      [CAL_STORES] = 8.14e-11, [CAL_LOADS_MEM] = 1.92e-12, [CAL_STORES_MEM] = 1.78e-10,
@@ -116,7 +116,9 @@ static Machine read_machine(Arena *a, const char *path) {
     check(&r, p >= 1 && p <= (1 << 20) && p == (int)p, "\"p\" must be an integer in [1, 1048576]");
     check(&r, m.g >= 0 && m.l >= 0, "\"g\" and \"l\" must not be negative");
     check(&r, m.s > 0, "\"s\" (operations per second) must be positive");
-    m.p = (int)p;
+    m.p = m.probed_p = (int)p;
+    json_t *backend = json_object_get(r.root, "backend");
+    if (json_is_string(backend)) m.backend = arena_strndup(a, json_string_value(backend), strlen(json_string_value(backend)));
     double cores = number(&r, r.root, "cores", 0, false);
     bool given = json_object_get(r.root, "cores") != NULL;
     check(&r, !given || (cores >= 1 && cores <= (1 << 20) && cores == (int)cores),

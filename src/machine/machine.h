@@ -57,6 +57,8 @@ typedef struct Machine {
   const char *name;  // "sunhpc3500", or the "name" field of a machine file
   int p;             // number of processes
   int cores;         // processors that run processes at once (0: one for every process)
+  int probed_p;      // the p its g, l and calibration were measured at (0: not probed)
+  const char *backend;  // the backend they were measured on (NULL: not probed)
   double g;          // cost of one word of an h-relation, in operations
   double l;          // cost of a barrier, in operations
   double s;          // operations per second of one process

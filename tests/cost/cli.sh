@@ -8,6 +8,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0
 fail() { echo "FAIL: $*"; failed=1; }
+here=$(cd "$(dirname "$0")" && pwd)
+# sweep --measure predicts for this host's probe, from the cache: a recorded
+# one stands in for it (none would be probed, half a minute).
+export VECBSP_CACHE=$tmp/cache
+mkdir -p "$VECBSP_CACHE"
+host_machine=$VECBSP_CACHE/machine-$(hostname)-threads-p2.json
+cp "$here/machine-refit.json" "$host_machine"
 
 # expect_error LINE CMD...: exit status 1, nothing on stdout, LINE first on stderr.
 expect_error() {
@@ -191,6 +198,23 @@ expect_error "vecbsp: error: $tmp/bare.json: not a machine file of \`vecbsp prob
   "$vecbsp" probe --refit "$tmp/bare.json"
 expect_error "vecbsp: error: --refit takes the processes, the backend and the runs from its file" \
   "$vecbsp" probe --refit tests/cost/machine-refit.json -p 2
+
+# No silent wrong machine: measured here, predicted for here; a machine
+# probed at another p is used there with a warning.
+"$vecbsp" sweep $mv1 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 1 --json >"$tmp/host.json" 2>"$tmp/host.err" ||
+  fail "sweep --measure with this host's probe"
+grep -qx "vecbsp: note: predicting for $host_machine, this host's probe (--machine chooses another)" "$tmp/host.err" ||
+  fail "sweep --measure did not say which machine: $(cat "$tmp/host.err")"
+python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["machine"] != "vm-threads-p2")' "$tmp/host.json" ||
+  fail "sweep --measure did not predict for this host's probe"
+"$vecbsp" cost $mv1 -D m=4 -D n=5 --machine "$host_machine" -p 4 >/dev/null 2>"$tmp/p.err" || fail "cost at another p"
+grep -qx "vecbsp: warning: machine vm-threads-p2 was probed at p = 2: its g, l and calibration are used at p = 4 as they are (probe at p = 4 for predictions there)" \
+  "$tmp/p.err" || fail "no warning for a machine probed at another p: $(cat "$tmp/p.err")"
+"$vecbsp" cost $mv1 -D m=4 -D n=5 --machine "$host_machine" -p 2 >/dev/null 2>"$tmp/p.err" || fail "cost at the probe's p"
+[ -s "$tmp/p.err" ] && fail "a warning at the probe's own p: $(cat "$tmp/p.err")"
+"$vecbsp" sweep $mv1 -D m=4 -D n=5 --machine "$host_machine" --vary p=1:4:1 >/dev/null 2>"$tmp/p.err" || fail "sweep over p"
+[ "$(grep -c 'was probed at p = 2' "$tmp/p.err")" = 1 ] && grep -q 'used at p = 3' "$tmp/p.err" ||
+  fail "a sweep over p should warn once, at p = 3: $(cat "$tmp/p.err")"
 
 if command -v gnuplot >/dev/null 2>&1; then
   "$vecbsp" sweep $mv1 $mv2 -D n=8 --vary m=1000:5000:1000 --plot "$tmp/plot.svg" >/dev/null || fail "sweep --plot"
