@@ -38,9 +38,9 @@ fuzz:
 figures: build
 	@scripts/paper-figures.sh $(BUILD)
 
-# Predicted against measured on this machine (docs/validation.md).
+# Predicted against measured on this machine, out of sample (docs/validation.md).
 validate: build
-	@scripts/validate.sh $(BUILD)
+	@scripts/validate.py $(BUILD)
 
 demo: build
 	@scripts/demo.sh $(BUILD)

@@ -20,7 +20,9 @@ case_() {
   for kv in "$@"; do defs+=(-D "$kv"); done
   cases=$((cases + 1))
   local c=$dir/$cases
-  "$vecbsp" cost --model exact --machine local --plan "$plan" -p "$p" --json "$f" "${defs[@]}" >"$c.model" 2>&1
+  # Its warning that local was probed at p = 2 goes to stderr, apart from the JSON.
+  "$vecbsp" cost --model exact --machine local --plan "$plan" -p "$p" --json "$f" "${defs[@]}" >"$c.model" 2>"$c.model.err" ||
+    cat "$c.model.err" >>"$c.model"
   "$vecbsp" run --machine local --plan "$plan" -p "$p" --profile --json --random 7 "$f" "${defs[@]}" >"$c.counted" 2>&1
   "$vecbsp" eval "$f" "${defs[@]}" --random 7 >"$c.eval" 2>&1
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(basename "$f") p=$p $plan $*" "$c.model" "$c.counted" "$c.eval" "$bound" \

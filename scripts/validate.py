@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""validate.py [BUILD] [--out FILE.md] [--configs threads:1,threads:2,mpi:1,mpi:2]
+               [--rounds R] [--repeat K] [--only NAME,...] [--probe-dir DIR] [--reuse-probes]
+
+Out-of-sample validation: the programs of tests/validation/corpus and
+examples/ (none of them among the probe's calibration programs, in
+src/cli/calibrate.c), each at the sizes its "# sizes:" lines give, predicted
+by both models for a machine probed for each configuration (backend and p),
+and measured.
+
+Measurement, for a machine whose speed changes from one moment to the next:
+R rounds (default 3); each round checks the cores' steadiness
+(bspprobe --steadiness), then runs every program at every size once, in
+turn (A B C ... A B C ...), each run the median of K repetitions (default 5)
+after an untimed one. A row's measured time is its fastest round's median
+(as the probe's calibration takes its own), beside the median of the rounds
+and the spread (max - min) / min of the rounds; a row measured in a round
+that was not steady is marked.
+
+Writes FILE.md (default docs/validation.md) with a table and a plot per
+configuration (FILE's directory, figures/validation-BACKEND-pP.svg), every
+row in FILE.json, and the probed machine files in --probe-dir (default
+docs/validation/; --reuse-probes takes the ones there instead of probing).
+The error of a prediction is (predicted - measured) / measured.
+"""
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def parse_args(argv):
+    a = {"build": os.path.join(ROOT, "build"), "out": os.path.join(ROOT, "docs", "validation.md"),
+         "configs": [("threads", 1), ("threads", 2), ("mpi", 1), ("mpi", 2)], "rounds": 3, "repeat": 5,
+         "only": None, "probe_dir": os.path.join(ROOT, "docs", "validation"), "reuse_probes": False}
+    rest = list(argv)
+    while rest:
+        x = rest.pop(0)
+        if x in ("-h", "--help"):
+            print(__doc__)
+            sys.exit(0)
+        elif x in ("--rounds", "--repeat"):
+            a[x[2:]] = int(rest.pop(0))
+        elif x == "--configs":
+            a["configs"] = [(c.split(":")[0], int(c.split(":")[1])) for c in rest.pop(0).split(",")]
+        elif x == "--reuse-probes":
+            a["reuse_probes"] = True
+        elif x == "--only":
+            a["only"] = rest.pop(0).split(",")
+        elif x in ("--out", "--probe-dir"):
+            a[x[2:].replace("-", "_")] = os.path.abspath(rest.pop(0))
+        elif x.startswith("-"):
+            sys.exit(f"validate.py: unknown option {x}\n{__doc__}")
+        else:
+            a["build"] = os.path.abspath(x)
+    return a
+
+
+A = parse_args(sys.argv[1:])
+VECBSP = os.path.join(A["build"], "vecbsp")
+WORK = tempfile.mkdtemp(prefix="vecbsp-validate.")
+ENV = dict(os.environ, VECBSP_CACHE=os.path.join(WORK, "cache"), OMPI_ALLOW_RUN_AS_ROOT="1",
+           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+
+
+class Refused(Exception):
+    """vecbsp refused a program (its error line)."""
+
+
+def vecbsp(*argv, machine=None):
+    """vecbsp's stdout; the plans of cost and run are made for machine."""
+    env = dict(ENV, VECBSP_MACHINE=machine) if machine else ENV
+    done = subprocess.run([VECBSP, *argv], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        errors = [line for line in done.stderr.splitlines() if ": error: " in line]
+        if done.returncode == 1 and errors:
+            raise Refused(errors[0].replace(ROOT + "/", ""))
+        sys.exit(f"validate.py: vecbsp {' '.join(argv)} failed:\n{done.stderr}")
+    return done.stdout
+
+
+# ---------------------------------------------------------------- the corpus
+
+# The examples' sizes (the corpus programs give theirs in "# sizes:" lines):
+# in the cache, and beyond it or as large as a quadratic program allows.
+EXAMPLE_SIZES = {"mss1": ["n=300", "n=1000"], "mss2": ["n=300", "n=800"], "mss3": ["n=300", "n=800"],
+                 "mss4": ["n=3000", "n=10000"], "mss5": ["n=400000", "n=4000000"],
+                 "matvec1": ["m=500 n=500", "m=2000 n=2000"], "matvec2": ["m=500 n=500", "m=2000 n=2000"]}
+
+
+def corpus():
+    """(name, path, [defines...]) for every program at each of its sizes."""
+    rows = []
+    paths = sorted(glob.glob(os.path.join(ROOT, "tests", "validation", "corpus", "*.vec")))
+    paths += [os.path.join(ROOT, "examples", name + ".vec") for name in EXAMPLE_SIZES]
+    for path in paths:
+        name = os.path.splitext(os.path.basename(path))[0]
+        if A["only"] and name not in A["only"]:
+            continue
+        if name in EXAMPLE_SIZES:
+            sizes = [s.split() for s in EXAMPLE_SIZES[name]]
+        else:
+            with open(path) as f:
+                sizes = [line.split(":", 1)[1].split() for line in f if line.startswith("# sizes:")]
+        if not sizes:
+            sys.exit(f"validate.py: {path} has no '# sizes:' line")
+        rows += [(name, path, defs) for defs in sizes]
+    return rows
+
+
+def define_args(defs):
+    return [x for d in defs for x in ("-D", d)]
+
+
+# ---------------------------------------------------------------- machines
+
+def probe(backend, p):
+    """The machine file for a configuration: probed once into --probe-dir."""
+    os.makedirs(A["probe_dir"], exist_ok=True)
+    path = os.path.join(A["probe_dir"], f"machine-{backend}-p{p}.json")
+    if A["reuse_probes"]:
+        if not os.path.exists(path):
+            sys.exit(f"validate.py: --reuse-probes: no {path}")
+        return path
+    print(f"probing {backend} p = {p} into {os.path.relpath(path, ROOT)}", file=sys.stderr)
+    vecbsp("probe", "-p", str(p), "--backend", backend, "-o", path)
+    return path
+
+
+def steady(backend, p):
+    """The share of slow timings of a fixed loop just now (bspprobe --steadiness)."""
+    cmd = [os.path.join(A["build"], "bsprun"), "--backend=" + backend, "-n", str(p),
+           os.path.join(A["build"], "bspprobe" if backend == "threads" else "bspprobe-mpi"), "--steadiness", "0.2"]
+    done = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
+    if done.returncode != 0:
+        return None
+    return json.loads(done.stdout).get("steadiness", {}).get("slow_share")
+
+
+# ---------------------------------------------------------------- one configuration
+
+def predict(row, machine, p, model):
+    _, path, defs = row
+    out = vecbsp("cost", path, *define_args(defs), "--machine", machine, "-p", str(p), "--model", model, "--json",
+                 machine=machine)
+    return json.loads(out)["seconds"]
+
+
+def measure_once(row, machine, backend, p):
+    _, path, defs = row
+    out = vecbsp("run", path, *define_args(defs), "--random", "1", "-p", str(p), "--backend", backend,
+                 "--repeat", str(A["repeat"]), "--json", machine=machine)
+    return json.loads(out)["seconds_median"]
+
+
+def predicted_row(row, machine, p):
+    """A row's predictions, or its refusal by the analysis."""
+    res = {"name": row[0], "defs": " ".join(row[2]), "example": row[0] in EXAMPLE_SIZES, "rounds": [],
+           "unsteady": False}
+    try:
+        res.update(exact=predict(row, machine, p, "exact"), paper=predict(row, machine, p, "paper"))
+    except Refused as e:
+        res["refused"] = str(e)
+    return res
+
+
+def validate_config(all_rows, backend, p):
+    machine = probe(backend, p)
+    predicted = [predicted_row(r, machine, p) for r in all_rows]
+    refused = [res for res in predicted if "refused" in res]
+    rows = [r for r, res in zip(all_rows, predicted) if "refused" not in res]
+    results = [res for res in predicted if "refused" not in res]
+    slow = []
+    for rnd in range(A["rounds"]):
+        share = steady(backend, p)
+        slow.append(share)
+        print(f"  {backend} p = {p}: round {rnd + 1} of {A['rounds']} (slow timings {share})", file=sys.stderr)
+        for row, res in zip(rows, results):
+            res["rounds"].append(measure_once(row, machine, backend, p))
+            res["unsteady"] |= share is None or share > 0.05
+    for res in results:
+        res["measured"] = min(res["rounds"])
+        res["median"] = statistics.median(res["rounds"])
+        res["spread"] = (max(res["rounds"]) - min(res["rounds"])) / min(res["rounds"])
+        for model in ("exact", "paper"):
+            res[model + "_error"] = (res[model] - res["measured"]) / res["measured"]
+    return {"backend": backend, "p": p, "machine": machine, "rows": results, "refused": refused, "slow_shares": slow}
+
+
+# ---------------------------------------------------------------- summaries
+
+def ranking(rows, model):
+    """Pairs of rows whose measured times differ by more than 10%, and how many the model orders right."""
+    pairs = right = 0
+    for i, a in enumerate(rows):
+        for b in rows[i + 1:]:
+            lo, hi = sorted((a["measured"], b["measured"]))
+            if hi > 1.1 * lo:
+                pairs += 1
+                right += (a[model] < b[model]) == (a["measured"] < b["measured"])
+    return pairs, right
+
+
+def summary(rows, model):
+    errs = [abs(r[model + "_error"]) for r in rows]
+    pairs, right = ranking(rows, model)
+    return {"median": statistics.median(errs), "largest": max(errs), "over25": sum(e > 0.25 for e in errs),
+            "pairs": pairs, "right": right}
+
+
+def percent(x):
+    return f"{100 * x:+.1f}%"
+
+
+def plot(cfg, svg):
+    """Predicted against measured, log-log, both models, with the line of equality."""
+    data = os.path.join(WORK, f"{cfg['backend']}-{cfg['p']}.dat")
+    with open(data, "w") as f:
+        for r in cfg["rows"]:
+            f.write(f"{r['measured']} {r['exact']} {r['paper']}\n")
+    script = f"""set terminal svg size 640,480 dynamic
+set output '{svg}'
+set logscale xy
+set format x '%.0e'; set format y '%.0e'
+set xlabel 'measured (s)'; set ylabel 'predicted (s)'
+set title '{cfg['backend']}, p = {cfg['p']}: {len(cfg['rows'])} runs of programs no fit has seen'
+set key top left
+plot '{data}' using 1:2 title 'exact' pt 7 ps 0.6, '{data}' using 1:3 title 'paper' pt 6 ps 0.6, x title 'predicted = measured' lt 0
+"""
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+def report(configs, started):
+    out_dir = os.path.dirname(A["out"])
+    fig_dir = os.path.join(out_dir, "figures")
+    os.makedirs(fig_dir, exist_ok=True)
+    nprograms = len({r["name"] for r in configs[0]["rows"]})
+    lines = [
+        "# Validation: predicted against measured, out of sample",
+        "",
+        "Generated by `make validate` (`scripts/validate.py`). The programs are",
+        f"the {nprograms} of `tests/validation/corpus/` and `examples/`, each at two sizes",
+        "(in the cache and beyond it); none of them is among the probe's calibration",
+        "programs (`src/cli/calibrate.c`), so no unit was fitted to them. The",
+        "examples are summarised apart: the model's design (the memory ramp, the",
+        "accumulator and reload rules) was decided on measurements of them. Each",
+        "configuration's machine file is probed first (`docs/validation/`); both",
+        "models predict for it, and the plans run are made for it.",
+        "",
+        f"Measured in {A['rounds']} rounds, interleaved: each round runs every program at every",
+        f"size once, in turn, each run the median of {A['repeat']} repetitions. *measured* is the",
+        "fastest round's median (the probe's own rule), *median* the median of the",
+        "rounds, *spread* (max - min) / min of the rounds: how far the machine",
+        "repeats itself, a floor for any prediction. A row marked * was measured",
+        "in a round when a fixed loop took over 1.25 times its fastest time in more",
+        "than 5% of its timings (not steady). error = (predicted - measured) / measured.",
+        "Ranking counts the pairs of rows whose measured times differ by more than",
+        "10%, and how many the model orders right.",
+        "",
+        "## Summary",
+        "",
+        "| backend | p | programs | exact: median, largest, over 25% | paper: median, largest | ranking right (exact) | ranking right (paper) | spread: median, largest | rows not steady |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for which, keep in (("corpus", False), ("examples", True)):
+        for cfg in configs:
+            rows = [r for r in cfg["rows"] if r["example"] == keep]
+            if not rows:
+                continue
+            e, pa = summary(rows, "exact"), summary(rows, "paper")
+            spreads = [r["spread"] for r in rows]
+            lines.append(f"| {cfg['backend']} | {cfg['p']} | {which} | {100 * e['median']:.1f}%, "
+                         f"{100 * e['largest']:.1f}%, {e['over25']} | {100 * pa['median']:.1f}%, "
+                         f"{100 * pa['largest']:.1f}% | {e['right']} of {e['pairs']} | {pa['right']} of {pa['pairs']} | "
+                         f"{100 * statistics.median(spreads):.1f}%, {100 * max(spreads):.1f}% | "
+                         f"{sum(r['unsteady'] for r in rows)} of {len(rows)} |")
+    for cfg in configs:
+        svg = os.path.join(fig_dir, f"validation-{cfg['backend']}-p{cfg['p']}.svg")
+        plot(cfg, svg)
+        worst = sorted(cfg["rows"], key=lambda r: -abs(r["exact_error"]))[:3]
+        lines += ["", f"## {cfg['backend']}, p = {cfg['p']}", "",
+                  f"Machine file `{os.path.relpath(cfg['machine'], out_dir)}`. Largest exact errors: " +
+                  ", ".join(f"{r['name']} {r['defs']} ({percent(r['exact_error'])})" for r in worst) + ".", "",
+                  f"![predicted against measured]({os.path.relpath(svg, out_dir)})", "",
+                  "| program | sizes | measured (s) | median (s) | spread | exact (s) | error | paper (s) | error |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for r in cfg["refused"]:
+            lines.append(f"| {r['name']} | {r['defs']} | - | - | - | refused: {r['refused']} | | | |")
+        for r in cfg["rows"]:
+            mark = " *" if r["unsteady"] else ""
+            lines.append(f"| {r['name']}{mark} | {r['defs']} | {r['measured']:.4g} | {r['median']:.4g} | "
+                         f"{100 * r['spread']:.1f}% | {r['exact']:.4g} | {percent(r['exact_error'])} | "
+                         f"{r['paper']:.4g} | {percent(r['paper_error'])} |")
+    lines += ["", f"Run time: {(time.time() - started) / 60:.1f} minutes. Past runs: "
+              "[validation-history.md](validation-history.md).", ""]
+    write_atomically(A["out"], "\n".join(lines))
+    write_atomically(os.path.splitext(A["out"])[0] + ".json", json.dumps(configs, indent=1))
+
+
+def write_atomically(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main():
+    started = time.time()
+    try:
+        rows = corpus()
+        configs = [validate_config(rows, backend, p) for backend, p in A["configs"]]
+        report(configs, started)
+    finally:
+        shutil.rmtree(WORK, ignore_errors=True)
+    for cfg in configs:
+        e = summary([r for r in cfg["rows"] if not r["example"]], "exact")
+        print(f"{cfg['backend']} p = {cfg['p']}, corpus: exact median {100 * e['median']:.1f}%, largest "
+              f"{100 * e['largest']:.1f}%, ranking {e['right']} of {e['pairs']}")
+    print(f"wrote {os.path.relpath(A['out'])} and its .json")
+
+
+main()
