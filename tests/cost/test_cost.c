@@ -638,6 +638,11 @@ static void test_calibration(void) {
           "carried %s at p=%d: %lld %lld %lld %lld", t->program, t->p, (long long)c.carried[0],
           (long long)c.carried[1], (long long)c.carried[2], (long long)c.carried[3]);
   }
+  // A float add waits as long as a multiplication (the mul class).
+  Program *float_sum = load_text(a, "param n\ninput v : [n]float\nmain = fold (+) v\n");
+  ExactCounts cf = counts_of(a, float_sum, "n=1000", 1, 0, NULL);
+  CHECK(cf.carried[LAT_MUL] == 991 && cf.carried[LAT_FAST] == 0, "carried by a float sum: %lld fast, %lld mul",
+        (long long)cf.carried[LAT_FAST], (long long)cf.carried[LAT_MUL]);
   // Rows of 8 wait 7 times each, all overlapped; rows of 20 wait 19 - 8 = 11.
   Program *row_folds = load_text(a, "param n m\ninput M : [n][m]int\nmain = fold (+) (map (fold max) M)\n");
   ExactCounts c8 = counts_of(a, row_folds, "n=1000 m=8", 1, 0, NULL), c20 = counts_of(a, row_folds, "n=1000 m=20", 1, 0, NULL);
