@@ -63,8 +63,10 @@ int cli_cores(void);
 // to the running vecbsp executable; fatal if it is missing.
 char *cli_tool_path(Arena *a, const char *name);
 
-// plan.c: the machine `run` plans for: --machine, else $VECBSP_MACHINE,
-// else the built-in local one (cost and sweep predict run's plan with it).
+// plan.c: the machine the user gave: --machine, else $VECBSP_MACHINE, else NULL.
+const char *cli_given_machine(const Options *opt);
+// The machine `run` plans for: the one given, else the built-in local one
+// (cost and sweep predict run's plan with it).
 Machine cli_planning_machine(Arena *a, const Options *opt);
 // The plan of prog for p processes and these params (NULL: not
 // bound, the planner's default guess) as --plan asks: the papers' template

@@ -10,10 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *cli_given_machine(const Options *opt) {
+  const char *env = getenv("VECBSP_MACHINE");
+  return opt->machine ? opt->machine : env && *env ? env : NULL;
+}
+
 Machine cli_planning_machine(Arena *a, const Options *opt) {
   Options o = *opt;
-  const char *env = getenv("VECBSP_MACHINE");
-  if (!o.machine) o.machine = env && *env ? env : "local";
+  o.machine = cli_given_machine(opt);
+  if (!o.machine) o.machine = "local";
   return cost_machine_from_options(a, &o);
 }
 

@@ -112,13 +112,19 @@ static double cache_bytes(void)
     return largest > 0 ? largest : sc > 0 ? (double)sc : 0;
 }
 
+/* A probed machine's name, HOST-BACKEND-pP (its cached file's too). */
+static const char *machine_name(Arena *a, const char *backend, int p)
+{
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    return arena_printf(a, "%s-%s-p%d", host, backend, p);
+}
+
 /* The machine description of cli.md, plus the fit's quality, the cache
  * size and the raw measurement for whoever wants to look closer. */
 static json_t *machine_json(const struct probe_opts *o, json_t *raw)
 {
-    char host[256] = "localhost", name[512];
-    gethostname(host, sizeof host - 1);
-    snprintf(name, sizeof name, "%s-%s-p%d", host, o->backend, o->p);
+    const char *name = machine_name(o->arena, o->backend, o->p);
     double s = cli_number(raw, "s"), g = cli_number(raw, "g_seconds"), l = cli_number(raw, "l_seconds");
     json_t *hp = json_object_get(raw, "hpput"), *put = json_object_get(raw, "put");
     json_t *m = json_pack("{s:s, s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:f, s:f, s:O}",
@@ -258,9 +264,7 @@ int cmd_probe(int argc, char **argv)
 
 const char *cli_host_machine(Arena *a, const char *backend, int p)
 {
-    char host[256] = "localhost";
-    gethostname(host, sizeof host - 1);
-    const char *path = arena_printf(a, "%s/machine-%s-%s-p%d.json", cli_cache_dir(a), host, backend, p);
+    const char *path = arena_printf(a, "%s/machine-%s.json", cli_cache_dir(a), machine_name(a, backend, p));
     if (access(path, R_OK) == 0) {
         fprintf(stderr, "vecbsp: note: predicting for %s, this host's probe (--machine chooses another)\n", path);
         return path;

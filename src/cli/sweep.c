@@ -44,6 +44,7 @@ typedef struct Sweep {
   int64_t npoints;     // values of each range
   CostModel model;     // as for cost
   Machine machine;     // before -p is varied
+  Machine planning;    // the machine the plans are made for (cli_planning_machine)
   Sample *samples;     // by point * nprogs + program
   json_t *steadiness;  // --measure: the machine's, before the first round and after each (steady.c)
 } Sweep;
@@ -87,13 +88,11 @@ static void setup(Sweep *sw, int argc, char **argv) {
   if (opt->json && opt->csv) fatal("--json and --csv are exclusive");
   sw->arena = arena_new();
   sw->model = cost_model_from_options(opt);
-  // Measured here, predicted for here: this host's probe unless told otherwise.
-  const char *env = getenv("VECBSP_MACHINE");
-  if (opt->measure && !opt->machine && !(env && *env))
-    opt->machine = cli_host_machine(sw->arena, opt->backend, opt->p ? opt->p : cli_cores());
-  else if (!opt->machine && env && *env)
-    opt->machine = env;
+  // Measured here, predicted for here: the machine given, else this host's probe.
+  if (opt->measure) opt->machine = cli_given_machine(opt);
+  if (opt->measure && !opt->machine) opt->machine = cli_host_machine(sw->arena, opt->backend, opt->p ? opt->p : cli_cores());
   sw->machine = cost_machine_from_options(sw->arena, opt);
+  sw->planning = cli_planning_machine(sw->arena, opt);
   sw->nranges = opt->nvaries;
   sw->ranges = arena_calloc(sw->arena, (size_t)sw->nranges, sizeof *sw->ranges);
   for (int i = 0; i < sw->nranges; i++) {
@@ -120,11 +119,11 @@ static int point_p(Sweep *sw, int64_t i) {
   return sw->machine.p;
 }
 
-// One warning if the machine was probed at another p, or on another
-// backend than the one measured, than some point of the sweep.
+// One warning if the machine was probed at another p than a point of the
+// sweep's (the first such point), or on another backend than the one measured.
 static void warn_machine_once(Sweep *sw) {
-  int p = sw->machine.p;
-  for (int64_t i = 0; i < sw->npoints && (p == sw->machine.probed_p || p == 1); i++) p = point_p(sw, i);
+  int p = point_p(sw, 0);
+  for (int64_t i = 1; i < sw->npoints && (p == sw->machine.probed_p || p == 1); i++) p = point_p(sw, i);
   cost_warn_machine(&sw->machine, p, sw->opt.measure ? sw->opt.backend : NULL);
 }
 
@@ -149,7 +148,7 @@ static void predict(Sweep *sw) {
       req.machine.p = point_p(sw, i);
       Options o = point_options(sw, a, i);
       req.params = cli_bind_params(a, sw->progs[j], &o);
-      Machine planning = cli_planning_machine(a, &sw->opt);
+      Machine planning = sw->planning;
       planning.p = req.machine.p;
       req.plan = cost_plan(sw->progs[j], req.params, &planning, sw->opt.plan, false);
       CostResult r = cost_analyse(a, &req);
