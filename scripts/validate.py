@@ -26,12 +26,12 @@ The error of a prediction is (predicted - measured) / measured.
 import glob
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
+
+from measuring import Workspace, spread, steady
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -65,9 +65,7 @@ def parse_args(argv):
 
 A = parse_args(sys.argv[1:])
 VECBSP = os.path.join(A["build"], "vecbsp")
-WORK = tempfile.mkdtemp(prefix="vecbsp-validate.")
-ENV = dict(os.environ, VECBSP_CACHE=os.path.join(WORK, "cache"), OMPI_ALLOW_RUN_AS_ROOT="1",
-           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+WS = Workspace(A["build"], "vecbsp-validate.")
 
 
 class Refused(Exception):
@@ -76,7 +74,7 @@ class Refused(Exception):
 
 def vecbsp(*argv, machine=None):
     """vecbsp's stdout; the plans of cost and run are made for machine."""
-    env = dict(ENV, VECBSP_MACHINE=machine) if machine else ENV
+    env = dict(WS.env, VECBSP_MACHINE=machine) if machine else WS.env
     done = subprocess.run([VECBSP, *argv], env=env, capture_output=True, text=True)
     if done.returncode != 0:
         errors = [line for line in done.stderr.splitlines() if ": error: " in line]
@@ -134,16 +132,6 @@ def probe(backend, p):
     return path
 
 
-def steady(backend, p):
-    """The share of slow timings of a fixed loop just now (bspprobe --steadiness)."""
-    cmd = [os.path.join(A["build"], "bsprun"), "--backend=" + backend, "-n", str(p),
-           os.path.join(A["build"], "bspprobe" if backend == "threads" else "bspprobe-mpi"), "--steadiness", "0.2"]
-    done = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
-    if done.returncode != 0:
-        return None
-    return json.loads(done.stdout).get("steadiness", {}).get("slow_share")
-
-
 # ---------------------------------------------------------------- one configuration
 
 def predict(row, machine, p, model):
@@ -179,16 +167,16 @@ def validate_config(all_rows, backend, p):
     results = [res for res in predicted if "refused" not in res]
     slow = []
     for rnd in range(A["rounds"]):
-        share = steady(backend, p)
+        share = WS.slow_share(backend, p)
         slow.append(share)
         print(f"  {backend} p = {p}: round {rnd + 1} of {A['rounds']} (slow timings {share})", file=sys.stderr)
         for row, res in zip(rows, results):
             res["rounds"].append(measure_once(row, machine, backend, p))
-            res["unsteady"] |= share is None or share > 0.05
+            res["unsteady"] |= not steady(share)
     for res in results:
         res["measured"] = min(res["rounds"])
         res["median"] = statistics.median(res["rounds"])
-        res["spread"] = (max(res["rounds"]) - min(res["rounds"])) / min(res["rounds"])
+        res["spread"] = spread(res["rounds"])
         for model in ("exact", "paper"):
             res[model + "_error"] = (res[model] - res["measured"]) / res["measured"]
     return {"backend": backend, "p": p, "machine": machine, "rows": results, "refused": refused, "slow_shares": slow}
@@ -221,7 +209,7 @@ def percent(x):
 
 def plot(cfg, svg):
     """Predicted against measured, log-log, both models, with the line of equality."""
-    data = os.path.join(WORK, f"{cfg['backend']}-{cfg['p']}.dat")
+    data = os.path.join(WS.dir, f"{cfg['backend']}-{cfg['p']}.dat")
     with open(data, "w") as f:
         for r in cfg["rows"]:
             f.write(f"{r['measured']} {r['exact']} {r['paper']}\n")
@@ -313,12 +301,9 @@ def write_atomically(path, text):
 
 def main():
     started = time.time()
-    try:
-        rows = corpus()
-        configs = [validate_config(rows, backend, p) for backend, p in A["configs"]]
-        report(configs, started)
-    finally:
-        shutil.rmtree(WORK, ignore_errors=True)
+    rows = corpus()
+    configs = [validate_config(rows, backend, p) for backend, p in A["configs"]]
+    report(configs, started)
     for cfg in configs:
         e = summary([r for r in cfg["rows"] if not r["example"]], "exact")
         print(f"{cfg['backend']} p = {cfg['p']}, corpus: exact median {100 * e['median']:.1f}%, largest "

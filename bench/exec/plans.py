@@ -20,9 +20,7 @@ import hashlib
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -55,15 +53,16 @@ def args():
     return a
 
 
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from measuring import Workspace, spread, steady  # noqa: E402
+
 A = args()
 VECBSP = os.path.join(A["build"], "vecbsp")
-WORK = tempfile.mkdtemp(prefix="vecbsp-plans.")
-ENV = dict(os.environ, VECBSP_CACHE=os.path.join(WORK, "cache"), OMPI_ALLOW_RUN_AS_ROOT="1",
-           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+WS = Workspace(A["build"], "vecbsp-plans.")
 
 
 def vecbsp(*argv):
-    return subprocess.run([VECBSP] + list(argv), env=ENV, check=True, capture_output=True, text=True).stdout
+    return WS.run([VECBSP] + list(argv))
 
 
 def common(program, defs, p, plan):
@@ -95,24 +94,13 @@ def measured(program, defs, p, plan):
     return json.loads(out)["seconds_median"]
 
 
-def steady():
-    """Whether the cores kept their speed just now (bspprobe --steadiness)."""
-    probe = [os.path.join(A["build"], "bsprun"), "-n", "2", os.path.join(A["build"], "bspprobe"), "--steadiness", "0.2"]
-    out = subprocess.run(probe, env=ENV, check=True, capture_output=True, text=True).stdout
-    return json.loads(out).get("steadiness", {}).get("slow_share", 0) <= 0.05
-
-
-def spread(ts):
-    return (max(ts) - min(ts)) / min(ts)
-
-
 def study(name, defs, p):
     program = os.path.join(ROOT, "examples", name)
     plans = distinct_plans(program, defs, p)
     times = {plan: [] for plan in plans}
     unsteady = 0
     for _ in range(A["rounds"]):
-        unsteady += not steady()
+        unsteady += not steady(WS.slow_share(A["backend"]))
         for plan in plans:
             times[plan].append(measured(program, defs, p, plan))
     pred = {plan: predicted(program, defs, p, plan) for plan in plans}

@@ -16,9 +16,7 @@ their speed; rounds in a slow spell are marked and reported.
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -37,21 +35,25 @@ def args():
             a["backends"] = rest.pop(0).split(",")
         elif x == "--quick":
             a["quick"] = True
+        elif x in ("-h", "--help"):
+            print(__doc__)
+            sys.exit(0)
+        elif x.startswith("-"):
+            sys.exit(f"speedup.py: unknown option {x}\n{__doc__}")
         else:
             a["build"] = os.path.abspath(x)
     return a
 
 
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from measuring import Workspace, spread, steady  # noqa: E402
+
 A = args()
 BUILD = A["build"]
 VECBSP = os.path.join(BUILD, "vecbsp")
-WORK = tempfile.mkdtemp(prefix="vecbsp-speedup.")
-ENV = dict(os.environ, VECBSP_CACHE=os.path.join(WORK, "cache"), OMPI_ALLOW_RUN_AS_ROOT="1",
-           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
-
-
-def sh(cmd):
-    return subprocess.run(cmd, env=ENV, check=True, capture_output=True, text=True).stdout
+WS = Workspace(BUILD, "vecbsp-speedup.")
+WORK = WS.dir
+sh = WS.run
 
 
 def build_hand():
@@ -85,13 +87,6 @@ def omp(n, threads):
     return run
 
 
-def steady():
-    """Whether the cores kept their speed just now (bspprobe --steadiness)."""
-    out = sh([os.path.join(BUILD, "bsprun"), "-n", "2", os.path.join(BUILD, "bspprobe"), "--steadiness", "0.2"])
-    st = json.loads(out).get("steadiness", {})
-    return st.get("slow_share", 0) <= 0.05
-
-
 def benchmarks():
     ex = lambda f: os.path.join(ROOT, "examples", f)
     pr = lambda f: os.path.join(HERE, "programs", f)
@@ -119,14 +114,10 @@ def measure(rows):
     times = {name: [] for name, _ in rows}
     unsteady = 0
     for _ in range(A["rounds"]):
-        unsteady += not steady()
+        unsteady += not steady(WS.slow_share())
         for name, run in rows:
             times[name].append(run())
     return times, unsteady
-
-
-def spread(ts):
-    return (max(ts) - min(ts)) / min(ts)
 
 
 def report(title, times, unsteady):

@@ -1,0 +1,47 @@
+"""measuring.py: what the scripts that measure vecbsp share
+(scripts/validate.py, bench/exec/plans.py, bench/exec/speedup.py): a work
+directory with a compile cache of its own, removed at exit; the environment
+mpirun needs here (as root, more ranks than cores); the machine's
+steadiness just now; the spread of repeated times."""
+import atexit
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+
+class Workspace:
+    """A work directory (removed at exit) and the environment commands run in."""
+
+    def __init__(self, build, prefix):
+        self.build = build
+        self.dir = tempfile.mkdtemp(prefix=prefix)
+        atexit.register(shutil.rmtree, self.dir, True)
+        self.env = dict(os.environ, VECBSP_CACHE=os.path.join(self.dir, "cache"), OMPI_ALLOW_RUN_AS_ROOT="1",
+                        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+
+    def run(self, cmd, **env):
+        """cmd's stdout; a failure raises subprocess.CalledProcessError."""
+        return subprocess.run(cmd, env=dict(self.env, **env), check=True, capture_output=True, text=True).stdout
+
+    def slow_share(self, backend="threads", p=2):
+        """The share of the timings of a fixed loop that were slow just now,
+        on p processes (bspprobe --steadiness); None if it could not run."""
+        probe = "bspprobe" if backend == "threads" else "bspprobe-mpi"
+        cmd = [os.path.join(self.build, "bsprun"), "--backend=" + backend, "-n", str(p),
+               os.path.join(self.build, probe), "--steadiness", "0.2"]
+        try:
+            return json.loads(self.run(cmd)).get("steadiness", {}).get("slow_share")
+        except (subprocess.CalledProcessError, ValueError):
+            return None
+
+
+def steady(share):
+    """Whether a slow_share is that of a steady machine (5% slow timings at most)."""
+    return share is not None and share <= 0.05
+
+
+def spread(ts):
+    """How far repeated times lie apart: (max - min) / min."""
+    return (max(ts) - min(ts)) / min(ts)
