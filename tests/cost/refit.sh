@@ -11,36 +11,36 @@ trap 'rm -rf "$tmp"' EXIT
 failed=0
 fail() { echo "FAIL: $*"; failed=1; }
 
-# units FILE: "name value" for each unit of the calibration, and r2.
-units() {
-  awk '/^  "calibration": \{/ { on = 1; next } on && /^  \}/ { on = 0 }
-       on { gsub(/[",]/, ""); sub(/:/, ""); print $1, $2 }
-       /^  "calibration_r2":/ { gsub(/,/, ""); print "r2", $2 }' "$1"
+# json PYTHON FILE...: runs PYTHON with the files' JSON as j[0], j[1], ...
+json() {
+  local code=$1
+  shift
+  python3 -c "import json, sys; j = [json.load(open(f)) for f in sys.argv[1:]]; $code" "$@"
 }
 
 "$vecbsp" probe --refit "$here/machine-refit.json" -o "$tmp/once.json" || fail "refit failed"
-awk '/"seconds":/ { sub(/[0-9.eE+-]+$/, sprintf("%.17g", 2 * $2)) } { print }' "$here/machine-refit.json" >"$tmp/twice-runs.json"
+json 'm = j[0]; [r.update(seconds=2 * r["seconds"]) for r in m["calibration_runs"]]; print(json.dumps(m))' \
+  "$here/machine-refit.json" >"$tmp/twice-runs.json"
 "$vecbsp" probe --refit "$tmp/twice-runs.json" -o "$tmp/twice.json" || fail "refit of doubled times failed"
-units "$tmp/once.json" >"$tmp/once.txt"
-units "$tmp/twice.json" >"$tmp/twice.txt"
-grep -q '^r2 ' "$tmp/once.txt" && [ "$(wc -l <"$tmp/once.txt")" -ge 19 ] || fail "expected 18 units or more and r2, got: $(cat "$tmp/once.txt")"
-awk '$1 == "elem" && !($2 > 0) { exit 1 }' "$tmp/once.txt" || fail "no time per element"
+json 'sys.exit(len(j[0]["calibration"]) < 18 or not j[0]["calibration"]["elem"] > 0)' "$tmp/once.json" ||
+  fail "expected 18 units or more, elem among them and positive"
 # Each recorded time goes with its own program and size: the fit explains
 # them (r^2 0.85 with memory units bound by their twins in cache, 0.91
 # without; 0.61 without, with each time given to the next size).
-awk '$1 == "r2" && !($2 > 0.8) { exit 1 }' "$tmp/once.txt" || fail "r^2 $(grep r2 "$tmp/once.txt"): runs mismatched?"
-paste "$tmp/once.txt" "$tmp/twice.txt" | awk '
-  { want = $1 == "r2" ? $2 : 2 * $2
-    if ($1 != $3 || (want == 0 ? $4 != 0 : ($4 / want - 1) ^ 2 > 1e-18)) { print "  " $0; bad = 1 } }
-  END { exit bad }' || fail "doubled times did not give doubled units and the same r2"
+json 'sys.exit(not j[0]["calibration_r2"] > 0.8)' "$tmp/once.json" || fail "r^2 below 0.8: runs mismatched?"
+json 'once, twice = (m["calibration"] for m in j)
+bad = [k for k in once if abs(twice[k] - 2 * once[k]) > 1e-9 * abs(2 * once[k])]
+bad += ["r2"] * (abs(j[1]["calibration_r2"] - j[0]["calibration_r2"]) > 1e-9)
+bad and print(*bad); sys.exit(bool(bad))' "$tmp/once.json" "$tmp/twice.json" ||
+  fail "doubled times did not give doubled units and the same r2"
 grep -q '"calibration_runs"' "$tmp/once.json" || fail "the refitted file lists no runs"
 
 # The probe's steadiness, kept in the machine file: described in the table,
 # warned about on stderr when the file is written and more than 5% of the
 # timings were slow (an older file has none: no line, no warning).
 steady() {  # SHARE: machine-refit.json with a steadiness of that share
-  awk -v share="$1" 'NR == 1 { print; print "  \"steadiness\": {\"seconds\": 0.5, \"slow_factor\": 1.25, " \
-    "\"samples\": 1000, \"canary_seconds\": 1e-05, \"slow_share\": " share ", \"slowdown\": 2.0}," ; next } { print }' \
+  SHARE=$1 json 'import os; m = j[0]; m["steadiness"] = {"seconds": 0.5, "slow_factor": 1.25, "samples": 1000,
+    "canary_seconds": 1e-05, "slow_share": float(os.environ["SHARE"]), "slowdown": 2.0}; print(json.dumps(m))' \
     "$here/machine-refit.json"
 }
 steady 0.4 >"$tmp/unsteady.json"
