@@ -21,7 +21,11 @@ typedef struct CalProgram {
 static const CalProgram programs[] = {
     {"sum", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
     {"map", "param n\ninput v : [n]int\nmain = length (map (\\x -> x * 3 + 1) v)\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
-    {"divide", "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> x / 7 + x % 5) v)\n",
+    {"divide", "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> 1000003 / (x * x + 1) + x % (x * x + 2)) v)\n",
+     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
+    {"selects", "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> max (x + 3) (7 - x) + min (x - 5) (2 - x)) v)\n",
+     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
+    {"divide by literals", "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> x / 7 + x % 5) v)\n",
      {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
     {"scan", "param n\ninput v : [n]int\nmain = fold max (prefix (+) v)\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
     {"rows", "param m n\ninput M : [m][n]int\nmain = fold (+) (map (fold (+)) M)\n",
@@ -56,6 +60,7 @@ static const CalProgram latency_programs[] = {
     {"add chain", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=20000"}, {"n=80000"}}},
     {"max chain", "param n\ninput v : [n]int\nmain = fold max v\n", {{"n=20000"}, {"n=80000"}}},
     {"multiply chain", "param n\ninput v : [n]int\nmain = fold (*) v\n", {{"n=20000"}, {"n=80000"}}},
+    {"float add chain", "param n\ninput v : [n]float\nmain = fold (+) v\n", {{"n=20000"}, {"n=80000"}}},
     {"divide chain", "param n\ninput v : [n]int\nmain = fold (\\a b -> (a + 1000003) / (b * b + 1)) v\n",
      {{"n=20000"}, {"n=80000"}}},
 };

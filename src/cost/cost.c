@@ -95,7 +95,7 @@ static void split(double count[CAL_TERMS], int cache, int mem, double words, dou
   count[mem] += share * words;
 }
 
-// c's local calibration counts, CAL_OPS .. CAL_LAT_DIV, into count (zero);
+// c's local calibration counts, CAL_OPS .. CAL_LAT_FLOAT, into count (zero);
 // the shares of its loads, stores and unpacked words count as *_MEM.
 static void local_counts(const ExactCounts *c, MemoryShares shares, double count[CAL_TERMS]) {
   count[CAL_OPS] = (double)c->ops, count[CAL_DIVS] = (double)c->divs, count[CAL_ELEMS] = (double)c->elems;
@@ -107,7 +107,7 @@ static void local_counts(const ExactCounts *c, MemoryShares shares, double count
   split(count, CAL_STORES, CAL_STORES_MEM, (double)c->stores, shares.arrays);
   split(count, CAL_UNPACKED, CAL_UNPACKED_MEM, (double)c->unpacked, shares.arrays);
   count[CAL_VECTORS] = (double)c->vectors;
-  count[CAL_MULS] = (double)c->muls;
+  count[CAL_MULS] = (double)c->muls, count[CAL_LITERAL_DIVS] = (double)c->literal_divs;
   for (int k = 0; k < LAT_CLASSES; k++) count[CAL_LAT_FAST + k] = (double)c->carried[k];
   count[CAL_EXITS] = (double)c->exits;
 }

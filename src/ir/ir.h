@@ -13,7 +13,7 @@
 // "Carried dependencies"): integer add, subtract, compare, logic; max, min
 // and data conditionals (a compare and a select); multiply and float add or
 // multiply; divide and remainder.
-typedef enum { LAT_FAST, LAT_SELECT, LAT_MUL, LAT_DIV, LAT_CLASSES } LatClass;
+typedef enum { LAT_FAST, LAT_SELECT, LAT_MUL, LAT_DIV, LAT_FLOAT, LAT_CLASSES } LatClass;
 
 typedef enum {
   IR_INT,        // integer literal: ival
@@ -195,6 +195,11 @@ bool plan_full_in_place(const Region *r, Type *t);
 // do, and vectors of rows of them if the rows are of one length and follow
 // each other in memory (the sender checks; codegen.c, block_helpers).
 bool plan_sent_in_place(Type *t);
+// How the compiled code divides for e, a / or %: by a power of two integer
+// literal with shifts, by another literal with a multiplication by its
+// reciprocal and shifts, by anything else (a float too) with a division.
+typedef enum { DIVIDE_BY_SHIFTS, DIVIDE_BY_RECIPROCAL, DIVIDE } Division;
+Division plan_division(const Ir *e);
 // The skeleton an IR form applies (B_COUNT_ for the other forms).
 Builtin ir_builtin(IrKind k);
 bool ir_is_skeleton(IrKind k);  // plan_is_skeleton of its builtin

@@ -110,7 +110,7 @@ typedef struct Path {
   int len;             // nominal length; negative: not reached from the accumulator
 } Path;
 
-static const int nominal_latency[LAT_CLASSES] = {1, 3, 3, 20};
+static const int nominal_latency[LAT_CLASSES] = {1, 3, 3, 20, 3};
 static const Path no_path = {.len = -1};
 
 static Path longer(Path a, Path b) { return a.len >= b.len ? a : b; }
@@ -127,8 +127,9 @@ static LatClass op_class(Ir *e) {
   switch (e->op) {
   case OP_MAX: case OP_MIN: return LAT_SELECT;
   case OP_MUL: return LAT_MUL;
-  case OP_DIV: case OP_MOD: return LAT_DIV;
-  case OP_ADD: case OP_SUB: return fp ? LAT_MUL : LAT_FAST;
+  case OP_DIV: case OP_MOD:
+    return (LatClass[]){[DIVIDE_BY_SHIFTS] = LAT_FAST, [DIVIDE_BY_RECIPROCAL] = LAT_MUL, [DIVIDE] = LAT_DIV}[plan_division(e)];
+  case OP_ADD: case OP_SUB: return fp ? LAT_FLOAT : LAT_FAST;
   default: return LAT_FAST;
   }
 }
@@ -313,6 +314,13 @@ static void find_vector_folds(Ir *e, void *unused) {
 // prefix's second pass and every stage after inits or tails apply their
 // functions (and so read the captured data) after a barrier.
 //
+
+Division plan_division(const Ir *e) {
+  const Ir *d = e->b->kind == IR_UNOP && e->b->op == OP_NEG ? e->b->a : e->b;  // -8 is a literal to the C compiler
+  if (d->kind != IR_INT) return DIVIDE;
+  uint64_t m = d->ival < 0 ? -(uint64_t)d->ival : (uint64_t)d->ival;
+  return m != 0 && (m & (m - 1)) == 0 ? DIVIDE_BY_SHIFTS : DIVIDE_BY_RECIPROCAL;
+}
 
 bool ir_word_flat(Type *t) {
   if (t->kind == T_PAIR) return ir_word_flat(t->a) && ir_word_flat(t->b);

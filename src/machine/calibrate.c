@@ -61,12 +61,13 @@ int calibration_twin(int term) {
   case CAL_STORES_MEM: return CAL_STORES;
   case CAL_UNPACKED_MEM: return CAL_UNPACKED;
   case CAL_WORDS_MEM: return CAL_WORDS;
+  case CAL_LITERAL_DIVS: return CAL_MULS;
   default: return -1;
   }
 }
 
-// The runs as the fit sees them when a memory unit is its twin's unit plus
-// an excess: the twin's column counts both, the memory unit's column the
+// The runs as the fit sees them when a unit is its twin's unit plus
+// an excess: the twin's column counts both, the unit's own column the
 // excess; a twin not being fitted adds its time to the known part.
 static void excess_runs(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], const double unit[CAL_TERMS],
                         CalibrationRun *out) {

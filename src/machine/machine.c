@@ -18,14 +18,15 @@ static const Machine sunhpc3500 = {.name = "sunhpc3500", .p = 8, .g = 1.6, .l = 
 // and plan when none is given. Probe yours for plans made for it. Its
 // cores are this machine's, as the processes that run here will have.
 static const Machine local = {
-    .name = "local", .p = 2, .probed_p = 2, .backend = "threads", .g = 1.01, .l = 852, .s = 4.35e9, .k = {.binop = 1},
+    .name = "local", .p = 2, .probed_p = 2, .backend = "threads", .g = 1.62, .l = 544, .s = 4.18e9, .k = {.binop = 1},
     .cal = {.present = true, .cache_bytes = 33554432,
-            .unit = {[CAL_OPS] = 0, [CAL_DIVS] = 3.41e-10, [CAL_ELEMS] = 2.27e-10, [CAL_LOADS] = 1.76e-12,
-                     [CAL_STORES] = 8.14e-11, [CAL_LOADS_MEM] = 1.92e-12, [CAL_STORES_MEM] = 1.78e-10,
-                     [CAL_UNPACKED] = 1.27e-10, [CAL_UNPACKED_MEM] = 2.72e-10, [CAL_VECTORS] = 1.92e-9,
-                     [CAL_MULS] = 6.67e-11, [CAL_LAT_FAST] = 2.23e-10, [CAL_LAT_SELECT] = 6.65e-10,
-                     [CAL_LAT_MUL] = 6.65e-10, [CAL_LAT_DIV] = 2.59e-9, [CAL_EXITS] = 9.76e-9,
-                     [CAL_WORDS] = 1.34e-10, [CAL_WORDS_MEM] = 4.73e-10, [CAL_BARRIERS] = 1.82e-7}}};
+            .unit = {[CAL_OPS] = 6.57e-11, [CAL_DIVS] = 1.29e-9, [CAL_ELEMS] = 1.14e-10, [CAL_LOADS] = 2.23e-11,
+                     [CAL_STORES] = 5.96e-11, [CAL_LOADS_MEM] = 9.55e-11, [CAL_STORES_MEM] = 2.09e-10,
+                     [CAL_UNPACKED] = 1.3e-10, [CAL_UNPACKED_MEM] = 3.51e-10, [CAL_VECTORS] = 1.66e-9,
+                     [CAL_MULS] = 1.04e-11, [CAL_LITERAL_DIVS] = 2.51e-10, [CAL_LAT_FAST] = 2.36e-10,
+                     [CAL_LAT_SELECT] = 7.07e-10, [CAL_LAT_MUL] = 7.06e-10, [CAL_LAT_DIV] = 2.74e-9,
+                     [CAL_LAT_FLOAT] = 4.68e-10, [CAL_EXITS] = 9.22e-9, [CAL_WORDS] = 1.56e-10,
+                     [CAL_WORDS_MEM] = 3.53e-10, [CAL_BARRIERS] = 2.08e-7}}};
 
 typedef struct Reader {
   const char *path;  // for messages
@@ -76,7 +77,7 @@ static void read_constants(Reader *r, json_t *obj, CostConstants *k) {
 }
 
 const char *const cal_term_names[CAL_TERMS] = {
-    "op", "div", "elem", "load", "store", "load_mem", "store_mem", "unpack", "unpack_mem", "vector", "mul", "lat_fast", "lat_select", "lat_mul", "lat_div",
+    "op", "div", "elem", "load", "store", "load_mem", "store_mem", "unpack", "unpack_mem", "vector", "mul", "literal_div", "lat_fast", "lat_select", "lat_mul", "lat_div", "lat_float",
     "exit", "word", "word_mem", "barrier"};
 
 // "calibration": {"op": seconds, ...}: the exact model's per-unit times.
@@ -91,8 +92,10 @@ static void read_calibration(Reader *r, json_t *root, Machine *m) {
     m->cal.unit[t] = number(r, obj, cal_term_names[t], 0, !newer);
     check(r, m->cal.unit[t] >= 0, "calibration times must not be negative");
   }
-  // A unit from memory is never cheaper than its twin in cache (files of
-  // older probes may say otherwise): more from memory never predicts less.
+  // Files of older probes priced a float add's latency as a multiplication's.
+  if (!json_object_get(obj, "lat_float")) m->cal.unit[CAL_LAT_FLOAT] = m->cal.unit[CAL_LAT_MUL];
+  // A unit is never cheaper than its twin (files of older probes may say
+  // otherwise, or lack it): more from memory never predicts less.
   for (int t = 0; t < CAL_TERMS; t++)
     if (calibration_twin(t) >= 0) m->cal.unit[t] = fmax(m->cal.unit[t], m->cal.unit[calibration_twin(t)]);
   m->cal.present = true;

@@ -38,8 +38,8 @@ typedef struct CostConstants {
 // "Calibration").
 enum {
   CAL_OPS, CAL_DIVS, CAL_ELEMS, CAL_LOADS, CAL_STORES, CAL_LOADS_MEM, CAL_STORES_MEM, CAL_UNPACKED, CAL_UNPACKED_MEM, CAL_VECTORS,
-  CAL_MULS,
-  CAL_LAT_FAST, CAL_LAT_SELECT, CAL_LAT_MUL, CAL_LAT_DIV,
+  CAL_MULS, CAL_LITERAL_DIVS,
+  CAL_LAT_FAST, CAL_LAT_SELECT, CAL_LAT_MUL, CAL_LAT_DIV, CAL_LAT_FLOAT,
   CAL_EXITS,
   CAL_WORDS, CAL_WORDS_MEM, CAL_BARRIERS, CAL_TERMS
 };
@@ -92,15 +92,16 @@ double calibration_local_seconds(const double unit[CAL_TERMS], const double coun
 // The time of these counts: their local time, then words and barriers.
 double calibration_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
 
-// The unit a memory-resident unit is bounded by, its cache-resident twin
-// (load_mem: load, ..., word_mem: word), or -1.
+// The unit a unit is bounded by, its twin, or -1: a memory-resident unit's
+// cache-resident one (load_mem: load, ..., word_mem: word), and a
+// division by a literal's multiplication (literal_div: mul).
 int calibration_twin(int term);
 
 // What a fit made of each unit.
 typedef enum {
   CAL_NOT_FITTED,    // not among the units fitted
   CAL_FITTED,        // determined by the runs (> 0)
-  CAL_BOUNDED,       // a memory unit the runs price no dearer than its twin: the twin's value
+  CAL_BOUNDED,       // a unit the runs price no dearer than its twin: the twin's value
   CAL_UNDETERMINED,  // the runs do not tell it from the others: 0
 } CalibrationFitKind;
 typedef struct CalibrationStatus {
@@ -110,8 +111,8 @@ typedef struct CalibrationStatus {
 // Non-negative least squares over the terms marked in fit: unit[t] >= 0
 // minimising the squared relative error of the runs, whose time less their
 // known part the fitted terms are taken to explain; the other units are
-// left as they are. A memory unit is never below its twin: it is fitted as
-// the twin's unit plus a non-negative excess.
+// left as they are. A unit is never below its twin: it is fitted as the
+// twin's unit plus a non-negative excess.
 CalibrationStatus calibration_fit(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], double unit[CAL_TERMS]);
 // The coefficient of determination (R^2) of the runs' calibration_predict times.
 double calibration_r2(const CalibrationRun *runs, int n, const double unit[CAL_TERMS]);

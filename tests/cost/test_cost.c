@@ -586,7 +586,7 @@ static ExactCounts counts_of(Arena *a, Program *prog, const char *params, int p,
   ExactCounts c = {0};
   for (int i = 0; i < x.nsteps; i++) {
     const ExactCounts *s = &x.steps[i].procs[pid];
-    c.ops += s->ops, c.divs += s->divs, c.muls += s->muls, c.elems += s->elems, c.loads += s->loads, c.stores += s->stores, c.exits += s->exits;
+    c.ops += s->ops, c.divs += s->divs, c.muls += s->muls, c.literal_divs += s->literal_divs, c.elems += s->elems, c.loads += s->loads, c.stores += s->stores, c.exits += s->exits;
     for (int k = 0; k < LAT_CLASSES; k++) c.carried[k] += s->carried[k];
   }
   if (footprint) *footprint = x.footprint;
@@ -632,15 +632,16 @@ static void test_calibration(void) {
     Program *prog = load_text(a, arena_printf(a, "param n\ninput v : [n]int\n%s\n", t->program));
     ExactCounts c = counts_of(a, prog, "n=1000", t->p, t->p - 1, NULL);
     CHECK(c.carried[LAT_FAST] == t->fast && c.carried[LAT_SELECT] == t->select && c.carried[LAT_MUL] == t->mul &&
-              c.carried[LAT_DIV] == t->div,
+              c.carried[LAT_DIV] == t->div && c.carried[LAT_FLOAT] == 0,
           "carried %s at p=%d: %lld %lld %lld %lld", t->program, t->p, (long long)c.carried[0],
           (long long)c.carried[1], (long long)c.carried[2], (long long)c.carried[3]);
   }
-  // A float add waits as long as a multiplication (the mul class).
+  // A float add waits in a class of its own.
   Program *float_sum = load_text(a, "param n\ninput v : [n]float\nmain = fold (+) v\n");
   ExactCounts cf = counts_of(a, float_sum, "n=1000", 1, 0, NULL);
-  CHECK(cf.carried[LAT_MUL] == 991 && cf.carried[LAT_FAST] == 0, "carried by a float sum: %lld fast, %lld mul",
-        (long long)cf.carried[LAT_FAST], (long long)cf.carried[LAT_MUL]);
+  CHECK(cf.carried[LAT_FLOAT] == 991 && cf.carried[LAT_FAST] == 0 && cf.carried[LAT_MUL] == 0,
+        "carried by a float sum: %lld fast, %lld mul, %lld float", (long long)cf.carried[LAT_FAST],
+        (long long)cf.carried[LAT_MUL], (long long)cf.carried[LAT_FLOAT]);
   // Rows of 8 wait 7 times each, all overlapped; rows of 20 wait 19 - 8 = 11.
   Program *row_folds = load_text(a, "param n m\ninput M : [n][m]int\nmain = fold (+) (map (fold max) M)\n");
   ExactCounts c8 = counts_of(a, row_folds, "n=1000 m=8", 1, 0, NULL), c20 = counts_of(a, row_folds, "n=1000 m=20", 1, 0, NULL);
@@ -655,11 +656,17 @@ static void test_calibration(void) {
   ExactCounts c = counts_of(a, prog, "n=10 m=7", 1, 0, &footprint);
   CHECK(c.elems == 10 + 10 * 7, "elements of fused loops: %lld", (long long)c.elems);
   CHECK(footprint == 10 * 7 + 10, "footprint: the input and the result stored: %g", footprint);
-  // Multiplications by a literal are shifts and adds; the others are muls.
-  prog = load_text(a, "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> x * x + 3 * x + x * 5 + x / 2) v)\n");
+  // Multiplications by a literal are shifts and adds, and so are divisions
+  // by a power of two (x / 2, x % -8); divisions by another literal are
+  // counted apart (a multiplication by the reciprocal); the others are muls
+  // and divs, whatever the float divisor.
+  prog = load_text(a, "param n\ninput v : [n]int\ninput w : [n]float\n"
+                      "main = (fold (+) (map (\\x -> x * x + 3 * x + x * 5 + x / 2 + x % -8 + x / 7 + x % (x + 1)) v),\n"
+                      "        fold (+) (map (\\y -> y / 2.0) w))\n");
   c = counts_of(a, prog, "n=10", 1, 0, NULL);
-  CHECK(c.muls == 10 && c.divs == 10 && c.ops == 10 * 7 + 9, "muls %lld divs %lld ops %lld", (long long)c.muls,
-        (long long)c.divs, (long long)c.ops);
+  CHECK(c.muls == 10 && c.literal_divs == 10 && c.divs == 20 && c.ops == 10 * 15 + 9 + 10 + 9,
+        "muls %lld literal divs %lld divs %lld ops %lld", (long long)c.muls, (long long)c.literal_divs, (long long)c.divs,
+        (long long)c.ops);
   // Messages at p = 2: a block of rows of one length goes by its stride (a
   // descriptor read and built per row) from where the rows lie (no packing:
   // 0 stores at process 0), and the receiver reads the rows where the
@@ -886,7 +893,7 @@ static void test_monotone(void) {
     for (int t = 0; t < CAL_TERMS; t++)
       if (calibration_twin(t) >= 0) unit[t] = unit[calibration_twin(t)] + (rand() % 3) * 1e-10;
     ExactCounts c = {some_count(), some_count(), some_count(), some_count(), some_count(), some_count(),
-                     some_count(), some_count(), {some_count(), some_count(), some_count(), some_count()},
+                     some_count(), some_count(), some_count(), {some_count(), some_count(), some_count(), some_count(), some_count()},
                      some_count(), some_count(), some_count(), 0};
     MemoryShares sh = {rand() % 5 / 4.0, rand() % 5 / 4.0, rand() % 5 / 4.0};
     double before = cost_local_seconds(unit, &c, sh);
