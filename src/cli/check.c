@@ -1,5 +1,8 @@
-// check.c: `vecbsp check FILE`: parse, infer types, check sizes; print main's type.
+// check.c: `vecbsp check FILE`: parse, infer types, check sizes, test the
+// laws the program relies on (an associative operator for every fold and
+// prefix: warnings, errors under --strict); print main's type.
 #include "cli/cli.h"
+#include "derive/derive.h"
 
 int cmd_check(int argc, char **argv) {
   Options opt;
@@ -7,7 +10,12 @@ int cmd_check(int argc, char **argv) {
   if (opt.nfiles != 1) fatal("check expects one program file");
   Arena *a = arena_new();
   char *type;
-  cli_load_program(a, opt.files[0], &type);
+  Program *prog = cli_load_program(a, opt.files[0], &type);
+  LawReport laws = laws_check(a, prog, opt.ndefines ? cli_bind_params(a, prog, &opt) : NULL);
+  for (int i = 0; i < laws.nviolations; i++) {
+    if (opt.strict) error_at(laws.violations[i].where, "%s", laws.violations[i].text);
+    warn_at(laws.violations[i].where, "%s", laws.violations[i].text);
+  }
   printf("main : %s\n", type);
   arena_free(a);
   return 0;

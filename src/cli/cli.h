@@ -26,6 +26,7 @@ typedef struct Options {
   bool csv;                // --csv (sweep)
   const char *model;       // --model exact|paper (NULL: default)
   bool symbolic;           // --symbolic (cost)
+  bool strict;             // --strict (check): a law that fails is an error
   const char **varies;     // --vary NAME=FROM:TO:STEP (sweep), in order
   int nvaries;
   const char *plot;        // --plot OUT.svg (sweep)
@@ -166,11 +167,17 @@ void cost_print_number(FILE *out, double x);
 json_t *cost_json_number(double x);  // an integer while x is one exactly; not finite: an error
 json_t *cost_json_checked(json_t *packed);  // json_pack's result, or an error if it failed
 
+// sweep.c: the predicted (and with --measure, measured) cost of opt's
+// programs over its --vary ranges, printed as opt asks; extra (taken, may
+// be NULL) is merged into the --json object (compare's agreement).
+void sweep_programs(const Options *opt, json_t *extra);
+
 // Subcommands: argv[0] is the subcommand's name. Each returns the exit status.
 int cmd_check(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_cost(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_probe(int argc, char **argv);

@@ -74,9 +74,8 @@ static Range parse_range(Arena *a, const char *spec) {
 
 static int64_t range_value(const Range *r, int64_t i) { return r->from + i * r->step; }
 
-static void setup(Sweep *sw, int argc, char **argv) {
+static void setup(Sweep *sw) {
   Options *opt = &sw->opt;
-  cli_parse_options(argc, argv, opt);
   if (opt->measure && !opt->backend) opt->backend = "threads";
   if (opt->measure && !opt->has_seed) opt->has_seed = true, opt->seed = 1;  // inputs: --random 1
   if (opt->measure && !opt->repeat) opt->repeat = 3;
@@ -139,21 +138,27 @@ static Options point_options(Sweep *sw, Arena *a, int64_t i) {
   return o;
 }
 
+// Program j's prediction on p processes with the params of o.
+static Sample predict_one(Sweep *sw, int j, int p, const Options *o) {
+  Arena *a = arena_new();
+  CostRequest req = {.prog = sw->progs[j], .model = sw->model, .machine = sw->machine};
+  req.machine.p = p;
+  req.params = cli_bind_params(a, sw->progs[j], o);
+  Machine planning = sw->planning;
+  planning.p = p;
+  req.plan = cost_plan(sw->progs[j], req.params, &planning, sw->opt.plan, false);
+  CostResult r = cost_analyse(a, &req);
+  arena_free(a);
+  return (Sample){.W = r.W, .H = r.H, .S = r.S, .ops = r.ops, .predicted = r.seconds, .plan = req.plan};
+}
+
 static void predict(Sweep *sw) {
   sw->samples = arena_calloc(sw->arena, (size_t)(sw->npoints * sw->nprogs), sizeof *sw->samples);
   for (int64_t i = 0; i < sw->npoints; i++)
     for (int j = 0; j < sw->nprogs; j++) {
       Arena *a = arena_new();
-      CostRequest req = {.prog = sw->progs[j], .model = sw->model, .machine = sw->machine};
-      req.machine.p = point_p(sw, i);
       Options o = point_options(sw, a, i);
-      req.params = cli_bind_params(a, sw->progs[j], &o);
-      Machine planning = sw->planning;
-      planning.p = req.machine.p;
-      req.plan = cost_plan(sw->progs[j], req.params, &planning, sw->opt.plan, false);
-      CostResult r = cost_analyse(a, &req);
-      sw->samples[i * sw->nprogs + j] =
-          (Sample){.W = r.W, .H = r.H, .S = r.S, .ops = r.ops, .predicted = r.seconds, .plan = req.plan};
+      sw->samples[i * sw->nprogs + j] = predict_one(sw, j, point_p(sw, i), &o);
       arena_free(a);
     }
 }
@@ -258,6 +263,28 @@ static double crossing(Sweep *sw, int64_t i, int before, int after) {
   return d1 == d0 ? x0 : x0 + (x1 - x0) * (-d0) / (d1 - d0);
 }
 
+// The same as an exact size: the first value of the one range varied (a
+// param) from which `after` is predicted cheaper than `before`, found by
+// bisection on the model between points i and i+1 (it assumes one change
+// of sign in between); -1 when several ranges vary together or p varies.
+static int64_t first_cheaper(Sweep *sw, int64_t i, int before, int after) {
+  if (sw->nranges != 1 || is_p(&sw->ranges[0])) return -1;
+  int64_t lo = range_value(&sw->ranges[0], i), hi = range_value(&sw->ranges[0], i + 1);  // after: not cheaper, cheaper
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    Arena *a = arena_new();
+    Options o = sw->opt;
+    const char **defines = arena_calloc(a, (size_t)o.ndefines + 1, sizeof *defines);
+    if (o.ndefines) memcpy((void *)defines, o.defines, (size_t)o.ndefines * sizeof *defines);
+    defines[o.ndefines++] = arena_printf(a, "%s=%lld", sw->ranges[0].name, (long long)mid);
+    o.defines = defines;
+    bool cheaper = predict_one(sw, after, sw->machine.p, &o).predicted < predict_one(sw, before, sw->machine.p, &o).predicted;
+    arena_free(a);
+    *(cheaper ? &hi : &lo) = mid;
+  }
+  return hi;
+}
+
 //
 // Output.
 //
@@ -279,8 +306,10 @@ static void print_crossovers(Sweep *sw, FILE *out) {
     print_point(sw, out, i, ", ", false);
     fputs(" and ", out);
     print_point(sw, out, i + 1, ", ", false);
-    fprintf(out, ": %s becomes cheaper than %s (equal at %s = %.6g)\n", prog_name(sw, b), prog_name(sw, a),
-            sw->ranges[0].name, crossing(sw, i, a, b));
+    fprintf(out, ": %s becomes cheaper than %s", prog_name(sw, b), prog_name(sw, a));
+    int64_t from = first_cheaper(sw, i, a, b);
+    if (from >= 0) fprintf(out, " from %s = %lld on", sw->ranges[0].name, (long long)from);
+    fprintf(out, " (equal at %s = %.6g, linear between the points)\n", sw->ranges[0].name, crossing(sw, i, a, b));
   }
   if (!any) fprintf(out, "\nno crossover: %s is the cheapest throughout\n", prog_name(sw, cheapest(sw, 0)));
 }
@@ -378,7 +407,7 @@ static json_t *row_json(Sweep *sw, int64_t i, int j) {
   return row;
 }
 
-static void print_json(Sweep *sw, FILE *out) {
+static void print_json(Sweep *sw, FILE *out, json_t *extra) {
   json_t *rows = json_array(), *crossovers = json_array();
   for (int64_t i = 0; i < sw->npoints; i++)
     for (int j = 0; j < sw->nprogs; j++) json_array_append_new(rows, row_json(sw, i, j));
@@ -387,9 +416,11 @@ static void print_json(Sweep *sw, FILE *out) {
     if (a == b) continue;
     json_t *at = json_object();
     json_object_set_new(at, sw->ranges[0].name, json_real(crossing(sw, i, a, b)));
-    json_array_append_new(crossovers, json_pack("{s:o, s:o, s:s, s:s, s:o}", "from", point_json(sw, i), "to",
-                                                point_json(sw, i + 1), "was_cheapest", prog_name(sw, a),
-                                                "becomes_cheapest", prog_name(sw, b), "equal_at", at));
+    json_t *crossover = json_pack("{s:o, s:o, s:s, s:s, s:o}", "from", point_json(sw, i), "to", point_json(sw, i + 1),
+                                  "was_cheapest", prog_name(sw, a), "becomes_cheapest", prog_name(sw, b), "equal_at", at);
+    int64_t from = first_cheaper(sw, i, a, b);
+    if (from >= 0) json_object_set_new(crossover, "cheaper_from", json_pack("{s:I}", sw->ranges[0].name, (json_int_t)from));
+    json_array_append_new(crossovers, crossover);
   }
   json_t *root = cost_json_checked(json_pack("{s:s, s:s, s:o, s:o}", "model", cost_model_name(sw->model), "machine",
                                              sw->machine.name, "rows", rows, "crossovers", crossovers));
@@ -400,6 +431,7 @@ static void print_json(Sweep *sw, FILE *out) {
                                   acc.max_abs, "pairs_differing", acc.pairs, "pairs_ranked_right", acc.ranked_right));
     json_object_set(root, "steadiness", sw->steadiness);
   }
+  if (extra) json_object_update(root, extra);
   json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
   fputc('\n', out);
   json_decref(root);
@@ -476,19 +508,26 @@ static void plot(Sweep *sw) {
   if (status != 0) fatal("--plot: gnuplot failed or is not installed (status %d)", status);
 }
 
-int cmd_sweep(int argc, char **argv) {
-  Sweep sw = {0};
-  setup(&sw, argc, argv);
+void sweep_programs(const Options *opt, json_t *extra) {
+  Sweep sw = {.opt = *opt};
+  setup(&sw);
   warn_machine_once(&sw);
   predict(&sw);
   if (sw.opt.measure) measure(&sw);
-  if (sw.opt.json) print_json(&sw, stdout);
+  if (sw.opt.json) print_json(&sw, stdout, extra);
   else if (sw.opt.csv) print_csv(&sw, stdout);
   else print_table(&sw, stdout);
   if (sw.opt.plot) plot(&sw);
   if (sw.opt.measure && (sw.opt.json || sw.opt.csv))  // else the table says it
     steady_warn(sw.steadiness, "during the measurement");
   json_decref(sw.steadiness);
+  json_decref(extra);
   arena_free(sw.arena);
+}
+
+int cmd_sweep(int argc, char **argv) {
+  Options opt;
+  cli_parse_options(argc, argv, &opt);
+  sweep_programs(&opt, NULL);
   return 0;
 }

@@ -97,6 +97,9 @@ void npy_write_result(const char *path, Value v, Type *t);
 //
 
 Value interp_run(Arena *a, Program *prog, const int64_t *params, const Value *inputs);
+// Applies fn, a function expression that reads no input and no variable
+// bound outside it, to args (the law checks' operators).
+Value interp_apply(Arena *a, Program *prog, const int64_t *params, Node *fn, const Value *args, int nargs);
 // Evaluates a closed expression of params and literals (input lengths).
 Value interp_eval_closed(Arena *a, Program *prog, const int64_t *params, Node *n);
 

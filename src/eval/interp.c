@@ -417,6 +417,11 @@ Value interp_run(Arena *a, Program *prog, const int64_t *params, const Value *in
   return eval(&in, prog->main->body, NULL);
 }
 
+Value interp_apply(Arena *a, Program *prog, const int64_t *params, Node *fn, const Value *args, int nargs) {
+  Interp in = make_interp(a, prog, params, NULL);
+  return apply_n(&in, eval(&in, fn, NULL), args, nargs, fn->pos);
+}
+
 Value interp_eval_closed(Arena *a, Program *prog, const int64_t *params, Node *n) {
   Interp in = make_interp(a, prog, params, NULL);
   return eval(&in, n, NULL);

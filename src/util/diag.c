@@ -25,7 +25,17 @@ static void print_source_line(Pos pos) {
   fputs("^\n", stderr);
 }
 
+char diag_last_error[512];
+
 static void report(const char *kind, Pos pos, const char *fmt, va_list ap) {
+  if (strcmp(kind, "error") == 0) {
+    va_list copy;
+    va_copy(copy, ap);
+    int at = pos.src ? snprintf(diag_last_error, sizeof diag_last_error, "%s:%d:%d: ", pos.src->name, pos.line, pos.col) : 0;
+    at = at < 0 ? 0 : at >= (int)sizeof diag_last_error ? (int)sizeof diag_last_error - 1 : at;
+    vsnprintf(diag_last_error + at, sizeof diag_last_error - (size_t)at, fmt, copy);
+    va_end(copy);
+  }
   if (diag_quiet) return;
   if (pos.src)
     fprintf(stderr, "%s:%d:%d: %s: ", pos.src->name, pos.line, pos.col, kind);

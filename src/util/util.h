@@ -67,6 +67,7 @@ typedef struct DiagTrap {
 
 extern DiagTrap *diag_trap;  // innermost active trap, NULL if none
 extern bool diag_quiet;      // suppress printing (used by the fuzzer)
+extern char diag_last_error[512];  // the last error's "FILE:LINE:COL: MESSAGE", printed or not
 
 _Noreturn void error_at(Pos pos, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

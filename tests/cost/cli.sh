@@ -183,11 +183,16 @@ printf 'param n\ninput x : [n]int\nmain = fold (+) x\n' >"$tmp/parallel.vec"
 printf 'param n\ninput x : [n]int\nmain = if true then fold (+) x else 0\n' >"$tmp/sequential.vec"
 "$vecbsp" sweep "$tmp/parallel.vec" "$tmp/sequential.vec" --plan paper -g 0.1 --vary n=100000:300000:50000 >"$tmp/cross.txt" ||
   fail "sweep with a crossover"
-grep -q 'between n = 150000 and n = 200000: parallel.vec becomes cheaper than sequential.vec (equal at n = 170549)' \
+grep -q 'between n = 150000 and n = 200000: parallel.vec becomes cheaper than sequential.vec from n = 170550 on (equal at n = 170549, linear between the points)' \
   "$tmp/cross.txt" || fail "crossover: $(cat "$tmp/cross.txt")"
+# ... the first n at which cost itself says so.
+ops() { "$vecbsp" cost "$tmp/$1.vec" --plan paper -g 0.1 -D n="$2" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["ops"])'; }
+python3 -c 'import sys; a, b, c, d = map(float, sys.argv[1:]); sys.exit(not (a >= b and c < d))' \
+  "$(ops parallel 170549)" "$(ops sequential 170549)" "$(ops parallel 170550)" "$(ops sequential 170550)" ||
+  fail "the exact crossover is not at n = 170550"
 json sweep "$tmp/parallel.vec" "$tmp/sequential.vec" --plan paper -g 0.1 --vary n=100000:300000:50000 --json -- \
   "crossovers[0].was_cheapest=sequential.vec" "crossovers[0].becomes_cheapest=parallel.vec" \
-  "crossovers[0].from.n=150000" "crossovers[0].to.n=200000"
+  "crossovers[0].from.n=150000" "crossovers[0].to.n=200000" "crossovers[0].cheaper_from.n=170550"
 
 # --plot through gnuplot, when it is installed.
 # probe --refit: a file that is not a probe's, or with options of its own.

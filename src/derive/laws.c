@@ -1,0 +1,162 @@
+// laws.c: the laws a program relies on, tested on random values. A fold
+// or prefix combines its elements in whatever order its parallel plan
+// chooses: its operator must be associative, or the program means
+// different things on different numbers of processes.
+#include "derive/derive.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Trials per operator; the length of the vectors an operator on vectors
+// combines; the value of a param an operator reads when none is given.
+enum { LAW_TRIALS = 300, VEC_LENGTH = 3, LAW_PARAM = 5 };
+
+// Does an operator read only its own variables, params, literals and defs
+// that do the same (no input, nothing bound outside it)?
+typedef struct Closure {
+  Node *root;     // the operator
+  bool *visited;  // by def index
+} Closure;
+
+static bool binds_inside(Node *root, Node *binder) {
+  if (!root) return false;
+  if (root == binder) return true;
+  Node *kids[] = {root->lhs, root->rhs, root->body, root->init, root->cond, root->then_, root->else_};
+  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
+    if (binds_inside(kids[i], binder)) return true;
+  for (int i = 0; i < root->nelems; i++)
+    if (binds_inside(root->elems[i], binder)) return true;
+  return false;
+}
+
+static bool closed(Closure *c, Node *n) {
+  if (!n) return true;
+  if (n->kind == N_VAR) {
+    switch (n->ref) {
+    case REF_LOCAL: return binds_inside(c->root, n->binder);
+    case REF_INPUT: return false;
+    case REF_DEF:
+      if (c->visited[n->decl->index]) return true;
+      c->visited[n->decl->index] = true;
+      Closure inner = {n->decl->body, c->visited};
+      return closed(&inner, n->decl->body);
+    default: return true;
+    }
+  }
+  Node *kids[] = {n->lhs, n->rhs, n->body, n->init, n->cond, n->then_, n->else_};
+  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
+    if (!closed(c, kids[i])) return false;
+  for (int i = 0; i < n->nelems; i++)
+    if (!closed(c, n->elems[i])) return false;
+  return true;
+}
+
+// A random value of type t (vectors of VEC_LENGTH), or false if t is not
+// a data type (a function, a type variable).
+static bool random_of(Arena *a, Type *t, uint64_t *state, bool small, Value *out) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_INT: {
+    int64_t v = random_int(state);
+    *out = value_int(small ? v % 4 : v);
+    return true;
+  }
+  case T_FLOAT: *out = value_float(small ? round(4 * random_float(state)) : 100 * random_float(state)); return true;
+  case T_BOOL: *out = value_bool(random_bool(state)); return true;
+  case T_PAIR: {
+    Value x, y;
+    if (!random_of(a, t->a, state, small, &x) || !random_of(a, t->b, state, small, &y)) return false;
+    *out = value_pair(a, x, y);
+    return true;
+  }
+  case T_VEC:
+    *out = value_vec(a, VEC_LENGTH);
+    for (int i = 0; i < VEC_LENGTH; i++)
+      if (!random_of(a, t->a, state, small, &out->vec->elems[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+// op (op x y) z against op x (op y z), trapping faults (a division by zero
+// is no counterexample: the trial is skipped).
+static bool associates_on(Arena *a, Program *prog, const int64_t *params, Node *op, Value v[3], Value out[2],
+                          bool *faulted) {
+  bool quiet = diag_quiet;
+  diag_quiet = true;
+  DiagTrap trap;
+  volatile bool same = true;  // set after setjmp, read after a longjmp
+  *faulted = false;
+  if (DIAG_TRY(&trap)) {
+    Value xy = interp_apply(a, prog, params, op, (Value[]){v[0], v[1]}, 2);
+    Value yz = interp_apply(a, prog, params, op, (Value[]){v[1], v[2]}, 2);
+    out[0] = interp_apply(a, prog, params, op, (Value[]){xy, v[2]}, 2);
+    out[1] = interp_apply(a, prog, params, op, (Value[]){v[0], yz}, 2);
+    same = agree_values(out[0], out[1]);
+    diag_untrap(&trap);
+  } else {
+    *faulted = true;
+  }
+  diag_quiet = quiet;
+  return same;
+}
+
+static void check_operator(Arena *a, Program *prog, const int64_t *params, Builtin b, Node *app, Node *op,
+                           LawReport *report) {
+  Closure c = {op, arena_calloc(a, (size_t)prog->ndefs + 1, sizeof(bool))};
+  if (!closed(&c, op)) return;  // it reads data of the program: tested where it is used, not here
+  Type *t = type_resolve(op->ty);
+  if (t->kind != T_FUN) return;
+  uint64_t state = 0x5eed0fa55ull ^ (uint64_t)app->id;
+  for (int trial = 0; trial < LAW_TRIALS; trial++) {
+    Value v[3], out[2];
+    bool faulted;
+    for (int k = 0; k < 3; k++)
+      if (!random_of(a, t->a, &state, trial < LAW_TRIALS / 2, &v[k])) return;  // small values first: read best
+    if (associates_on(a, prog, params, op, v, out, &faulted) || faulted) continue;
+    char *args = "";
+    for (int k = 0; k < 3; k++) {
+      char *s = value_to_string(v[k]);
+      args = arena_printf(a, "%s%s%c = %s", args, k ? ", " : "", "abc"[k], s);
+      free(s);
+    }
+    char *l = value_to_string(out[0]), *r = value_to_string(out[1]);
+    char *text = arena_printf(a,
+                              "the operator given to %s is not associative, so its result depends on how the "
+                              "elements are grouped, that is on the number of processes: with %s, "
+                              "f (f a b) c = %s but f a (f b c) = %s",
+                              builtin_name(b), args, l, r);
+    free(l), free(r);
+    LawViolation *more = arena_calloc(a, (size_t)report->nviolations + 1, sizeof *more);
+    if (report->nviolations) memcpy(more, report->violations, (size_t)report->nviolations * sizeof *more);
+    more[report->nviolations++] = (LawViolation){op->pos, text};
+    report->violations = more;
+    return;
+  }
+  report->checked++;
+}
+
+// Every fold and prefix applied in n: its operator, the first argument.
+static void check_node(Arena *a, Program *prog, const int64_t *params, Node *n, LawReport *report) {
+  if (!n) return;
+  if (n->kind == N_APP) {
+    Node *head = n, *first = NULL;
+    while (head->kind == N_APP) first = head->rhs, head = head->lhs;
+    bool combines = head->kind == N_VAR && head->ref == REF_BUILTIN &&
+                    (head->builtin == B_FOLD || head->builtin == B_PREFIX);
+    if (combines && n->lhs == head) check_operator(a, prog, params, head->builtin, n, first, report);
+  }
+  Node *kids[] = {n->lhs, n->rhs, n->body, n->init, n->cond, n->then_, n->else_};
+  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++) check_node(a, prog, params, kids[i], report);
+  for (int i = 0; i < n->nelems; i++) check_node(a, prog, params, n->elems[i], report);
+}
+
+LawReport laws_check(Arena *a, Program *prog, const int64_t *params) {
+  LawReport report = {0};
+  int64_t *bound = arena_calloc(a, (size_t)prog->nparams + 1, sizeof *bound);
+  for (int i = 0; i < prog->nparams; i++) bound[i] = params ? params[i] : LAW_PARAM;
+  for (int d = 0; d < prog->ndefs; d++) check_node(a, prog, bound, prog->defs[d]->body, &report);
+  check_node(a, prog, bound, prog->main->body, &report);
+  return report;
+}
