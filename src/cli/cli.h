@@ -27,6 +27,7 @@ typedef struct Options {
   const char *model;       // --model exact|paper (NULL: default)
   bool symbolic;           // --symbolic (cost)
   bool strict;             // --strict (check): a law that fails is an error
+  int steps;               // --steps N (derive): programs whose rewrites are tried (0: not given)
   const char **varies;     // --vary NAME=FROM:TO:STEP (sweep), in order
   int nvaries;
   const char *plot;        // --plot OUT.svg (sweep)
@@ -178,6 +179,7 @@ int cmd_eval(int argc, char **argv);
 int cmd_cost(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_derive(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_probe(int argc, char **argv);

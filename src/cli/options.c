@@ -99,6 +99,8 @@ void cli_parse_options(int argc, char **argv, Options *opt) {
       opt->model = flag_value(argc, argv, &i, "--model");
       if (strcmp(opt->model, "exact") != 0 && strcmp(opt->model, "paper") != 0)
         fatal("--model must be 'exact' or 'paper', got '%s'", opt->model);
+    } else if (is_flag(a, "--steps")) {
+      opt->steps = (int)parse_integer("--steps", flag_value(argc, argv, &i, "--steps"), 1, 100000);
     } else if (is_switch(a, "--strict")) {
       opt->strict = true;
     } else if (is_switch(a, "--symbolic")) {

@@ -71,5 +71,51 @@ typedef struct LawReport {
 // variable bound outside it (the others depend on the data) on random
 // values of its type; params by index (NULL: each 5).
 LawReport laws_check(Arena *a, Program *prog, const int64_t *params);
+// Does times distribute over plus, on both sides, on random values? Both
+// must read no data (false otherwise, or on a counterexample).
+bool laws_distribute(Arena *a, Program *prog, Node *times, Node *plus);
+
+//
+// rewrite.c: the laws of the Bird-Meertens formalism as rewrite rules:
+// map fusion, beta reduction, map and fold promotion through redconcat,
+// Horner's rule (its distributivity tested), the scan lemma.
+//
+
+typedef struct Rewrite {
+  const char *law;   // "map fusion"
+  char *subterm;     // the part of main rewritten, as text
+  char *text;        // the whole program after the rewrite
+} Rewrite;
+
+// Every rewrite of prog's main one law allows at one place, into *out.
+int rewrite_all(Arena *a, Program *prog, Rewrite **out);
+
+//
+// search.c: a best-first search through the rewrites by predicted cost.
+//
+
+typedef struct DeriveStep {
+  const char *law;   // NULL for the program derived from
+  char *subterm;     // where the law was applied
+  char *text;        // the program
+  Program *prog;     // parsed and checked
+  double seconds;    // its predicted cost
+} DeriveStep;
+
+typedef struct Derivation {
+  DeriveStep *steps;  // from the original to the cheapest program found
+  int nsteps;
+  int explored;       // programs found, checked and costed
+  int rejected;       // rewrites that failed to check, to agree or to be costed
+  double seconds;     // time spent
+} Derivation;
+
+// The predicted seconds of a program (the caller's machine, model, sizes).
+typedef double (*DeriveCost)(void *ctx, Program *prog);
+// From start, expands the cheapest program not yet expanded (so a step that
+// costs more is taken once nothing cheaper is left), at most max_expand
+// times; each rewrite is kept only if it checks and agrees with start on
+// random inputs (agree_check).
+Derivation derive_search(Arena *a, Program *start, DeriveCost cost, void *ctx, int max_expand);
 
 #endif

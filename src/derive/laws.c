@@ -79,42 +79,85 @@ static bool random_of(Arena *a, Type *t, uint64_t *state, bool small, Value *out
   }
 }
 
-// op (op x y) z against op x (op y z), trapping faults (a division by zero
-// is no counterexample: the trial is skipped).
-static bool associates_on(Arena *a, Program *prog, const int64_t *params, Node *op, Value v[3], Value out[2],
-                          bool *faulted) {
+// The two sides of a law on the values v (ops: its one or two operators).
+typedef struct Law {
+  Arena *arena;
+  Program *prog;
+  const int64_t *params;
+  Node *ops[2];
+} Law;
+
+static Value apply2(Law *law, int op, Value x, Value y) {
+  return interp_apply(law->arena, law->prog, law->params, law->ops[op], (Value[]){x, y}, 2);
+}
+
+// op (op a b) c and op a (op b c).
+static void associativity(Law *law, const Value v[3], Value out[2]) {
+  out[0] = apply2(law, 0, apply2(law, 0, v[0], v[1]), v[2]);
+  out[1] = apply2(law, 0, v[0], apply2(law, 0, v[1], v[2]));
+}
+
+// times over plus, on both sides: (a plus b) times c against (a times c)
+// plus (b times c), then c times (a plus b) against (c times a) plus (c times b).
+static void distributivity(Law *law, const Value v[3], Value out[2]) {
+  out[0] = apply2(law, 0, apply2(law, 1, v[0], v[1]), v[2]);
+  out[1] = apply2(law, 1, apply2(law, 0, v[0], v[2]), apply2(law, 0, v[1], v[2]));
+  if (!agree_values(out[0], out[1])) return;
+  out[0] = apply2(law, 0, v[2], apply2(law, 1, v[0], v[1]));
+  out[1] = apply2(law, 1, apply2(law, 0, v[2], v[0]), apply2(law, 0, v[2], v[1]));
+}
+
+// Do the two sides agree on v? A fault (a division by zero) is no
+// counterexample: the trial is skipped.
+static bool holds_on(Law *law, void (*sides)(Law *, const Value *, Value *), const Value v[3], Value out[2]) {
   bool quiet = diag_quiet;
   diag_quiet = true;
   DiagTrap trap;
   volatile bool same = true;  // set after setjmp, read after a longjmp
-  *faulted = false;
   if (DIAG_TRY(&trap)) {
-    Value xy = interp_apply(a, prog, params, op, (Value[]){v[0], v[1]}, 2);
-    Value yz = interp_apply(a, prog, params, op, (Value[]){v[1], v[2]}, 2);
-    out[0] = interp_apply(a, prog, params, op, (Value[]){xy, v[2]}, 2);
-    out[1] = interp_apply(a, prog, params, op, (Value[]){v[0], yz}, 2);
+    sides(law, v, out);
     same = agree_values(out[0], out[1]);
     diag_untrap(&trap);
-  } else {
-    *faulted = true;
   }
   diag_quiet = quiet;
   return same;
 }
 
+static bool is_closed(Arena *a, Program *prog, Node *op) {
+  Closure c = {op, arena_calloc(a, (size_t)prog->ndefs + 1, sizeof(bool))};
+  return closed(&c, op);
+}
+
+// A counterexample to the law among LAW_TRIALS random triples of the
+// operators' argument type (small values first: they read best), or false.
+static bool counterexample(Law *law, void (*sides)(Law *, const Value *, Value *), uint64_t seed, Value v[3],
+                           Value out[2]) {
+  Type *t = type_resolve(law->ops[0]->ty);
+  if (t->kind != T_FUN) return false;
+  uint64_t state = seed;
+  for (int trial = 0; trial < LAW_TRIALS; trial++) {
+    for (int k = 0; k < 3; k++)
+      if (!random_of(law->arena, t->a, &state, trial < LAW_TRIALS / 2, &v[k])) return false;
+    if (!holds_on(law, sides, v, out)) return true;
+  }
+  return false;
+}
+
+bool laws_distribute(Arena *a, Program *prog, Node *times, Node *plus) {
+  if (!is_closed(a, prog, times) || !is_closed(a, prog, plus)) return false;
+  int64_t *params = arena_calloc(a, (size_t)prog->nparams + 1, sizeof *params);
+  for (int i = 0; i < prog->nparams; i++) params[i] = LAW_PARAM;
+  Law law = {a, prog, params, {times, plus}};
+  Value v[3], out[2];
+  return !counterexample(&law, distributivity, 0xd157ull, v, out);
+}
+
 static void check_operator(Arena *a, Program *prog, const int64_t *params, Builtin b, Node *app, Node *op,
                            LawReport *report) {
-  Closure c = {op, arena_calloc(a, (size_t)prog->ndefs + 1, sizeof(bool))};
-  if (!closed(&c, op)) return;  // it reads data of the program: tested where it is used, not here
-  Type *t = type_resolve(op->ty);
-  if (t->kind != T_FUN) return;
-  uint64_t state = 0x5eed0fa55ull ^ (uint64_t)app->id;
-  for (int trial = 0; trial < LAW_TRIALS; trial++) {
-    Value v[3], out[2];
-    bool faulted;
-    for (int k = 0; k < 3; k++)
-      if (!random_of(a, t->a, &state, trial < LAW_TRIALS / 2, &v[k])) return;  // small values first: read best
-    if (associates_on(a, prog, params, op, v, out, &faulted) || faulted) continue;
+  if (!is_closed(a, prog, op)) return;  // it reads data of the program: tested where it is used, not here
+  Law law = {a, prog, params, {op, NULL}};
+  Value v[3], out[2];
+  if (counterexample(&law, associativity, 0x5eed0fa55ull ^ (uint64_t)app->id, v, out)) {
     char *args = "";
     for (int k = 0; k < 3; k++) {
       char *s = value_to_string(v[k]);

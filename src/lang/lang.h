@@ -157,6 +157,16 @@ Program *parse_program(Arena *a, const Source *src);
 Node *parse_expression(Arena *a, const Source *src);
 
 //
+// print.c: a tree back to source text (every compound in parentheses).
+//
+
+// The text to print for n instead of n itself, or NULL to print n as it is.
+typedef const char *(*PrintHook)(void *ctx, Node *n);
+char *print_expr(Arena *a, Node *n, PrintHook hook, void *ctx);
+// The whole program: params, inputs as declared, defs, main.
+char *print_program(Arena *a, Program *prog, PrintHook hook, void *ctx);
+
+//
 // type.c: Hindley-Milner inference with the VEC-BSP restrictions.
 //
 

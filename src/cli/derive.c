@@ -1,0 +1,86 @@
+// derive.c: `vecbsp derive FILE -D ...`: the derivation assistant searches
+// the rewrites of the Bird-Meertens laws for a cheaper program that agrees
+// with FILE, the cost judged as `cost` would judge it (--model, --machine,
+// -p, at the -D sizes); prints the chain of programs, -o writes the
+// cheapest as a complete program.
+#include "cli/cli.h"
+#include "derive/derive.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// Programs whose rewrites are tried, at most (--steps overrides).
+enum { DEFAULT_EXPANSIONS = 60 };
+
+typedef struct Judge {
+  const Options *opt;
+  CostModel model;
+  Machine machine;
+  Machine planning;
+  int64_t *params;  // by index: every rewritten program declares the params in the same order
+} Judge;
+
+static double judge_cost(void *ctx, Program *prog) {
+  Judge *j = ctx;
+  Arena *a = arena_new();
+  CostRequest req = {.prog = prog, .model = j->model, .machine = j->machine, .params = j->params,
+                     .planning = &j->planning, .plan_spec = j->opt->plan};
+  double seconds = cost_analyse(a, &req).seconds;
+  arena_free(a);
+  return seconds;
+}
+
+static const char *main_line(const char *text) {
+  const char *m = strstr(text, "main = ");
+  return m ? m : text;
+}
+
+static void print_chain(FILE *out, const Derivation *d, const Judge *j, const char *file) {
+  fprintf(out, "derive %s: cost by the %s model on %s (p = %d)", file, cost_model_name(j->model), j->machine.name,
+          j->machine.p);
+  for (int i = 0; i < j->opt->ndefines; i++) fprintf(out, ", %s", j->opt->defines[i]);
+  fputs("\n\n", out);
+  for (int k = 0; k < d->nsteps; k++) {
+    const DeriveStep *s = &d->steps[k];
+    if (s->law) fprintf(out, "  by %s, at %s\n", s->law, s->subterm);
+    fprintf(out, "%3d  %-12.4g %s", k, s->seconds, main_line(s->text));
+  }
+  double first = d->steps[0].seconds, last = d->steps[d->nsteps - 1].seconds;
+  fprintf(out, "\n%s: %.4g s against %.4g s (%.3gx) in %d steps; %d programs found and checked, %d rewrites "
+               "rejected (no check, a disagreement or no cost), in %.2g s\n",
+          d->nsteps > 1 ? "cheapest found" : "nothing cheaper found", last, first, first / last, d->nsteps - 1,
+          d->explored, d->rejected, d->seconds);
+}
+
+static void print_json(FILE *out, const Derivation *d) {
+  json_t *steps = json_array();
+  for (int k = 0; k < d->nsteps; k++) {
+    const DeriveStep *s = &d->steps[k];
+    json_t *row = json_pack("{s:s, s:f}", "program", s->text, "seconds", s->seconds);
+    if (s->law) json_object_set_new(row, "law", json_string(s->law)), json_object_set_new(row, "at", json_string(s->subterm));
+    json_array_append_new(steps, row);
+  }
+  json_t *root = cost_json_checked(json_pack("{s:o, s:i, s:i, s:f}", "steps", steps, "explored", d->explored, "rejected",
+                                             d->rejected, "seconds", d->seconds));
+  json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+  fputc('\n', out);
+  json_decref(root);
+}
+
+int cmd_derive(int argc, char **argv) {
+  Options opt;
+  cli_parse_options(argc, argv, &opt);
+  if (opt.nfiles != 1) fatal("derive expects one program file: vecbsp derive FILE -D NAME=VALUE ...");
+  if (opt.nvaries || opt.measure || opt.symbolic) fatal("derive judges one size: give the params with -D, not --vary");
+  Arena *a = arena_new();
+  Program *prog = cli_load_program(a, opt.files[0], NULL);
+  Judge j = {&opt, cost_model_from_options(&opt), cost_machine_from_options(a, &opt), cli_planning_machine(a, &opt),
+             cli_bind_params(a, prog, &opt)};
+  j.planning.p = j.machine.p;
+  Derivation d = derive_search(a, prog, judge_cost, &j, opt.steps ? opt.steps : DEFAULT_EXPANSIONS);
+  if (opt.json) print_json(stdout, &d);
+  else print_chain(stdout, &d, &j, opt.files[0]);
+  if (opt.output) cli_write_file(opt.output, d.steps[d.nsteps - 1].text);
+  arena_free(a);
+  return 0;
+}

@@ -1,0 +1,223 @@
+// rewrite.c: the laws of the Bird-Meertens formalism as rewrite rules on
+// VEC-BSP programs. A rule looks at one subtree and, if its law applies,
+// gives the subtree's replacement as source text; the rewritten program is
+// the original printed with that subtree replaced (print.c), then parsed
+// and checked again by the caller. Rules are sound when their side
+// conditions hold; the caller still checks every step on random inputs.
+#include "derive/derive.h"
+
+#include <string.h>
+
+enum { MAX_ARGS = 4 };
+
+typedef struct Rules {
+  Arena *arena;
+  Program *prog;
+  char *program_text;  // the program as printed: fresh names avoid its words
+  int fresh;           // the last fresh name's number
+} Rules;
+
+//
+// Trees.
+//
+
+static bool is_builtin(Node *n, Builtin b) { return n->kind == N_VAR && n->ref == REF_BUILTIN && n->builtin == b; }
+
+// n as head applied to exactly nargs arguments, the head the builtin b.
+static bool applies(Node *n, Builtin b, int nargs, Node **args) {
+  int k = 0;
+  Node *head = n;
+  while (head->kind == N_APP && k < MAX_ARGS) head = head->lhs, k++;
+  if (k != nargs || !is_builtin(head, b)) return false;
+  for (Node *m = n; m->kind == N_APP; m = m->lhs) args[--k] = m->rhs;
+  return true;
+}
+
+static int occurrences(Node *n, Node *binder) {
+  if (!n) return 0;
+  int k = n->kind == N_VAR && n->ref == REF_LOCAL && n->binder == binder;
+  Node *kids[] = {n->lhs, n->rhs, n->body, n->init, n->cond, n->then_, n->else_};
+  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++) k += occurrences(kids[i], binder);
+  for (int i = 0; i < n->nelems; i++) k += occurrences(n->elems[i], binder);
+  return k;
+}
+
+// The text of n with the variable bound by binder (if any) printed as
+// with, and the subtree target (if any) printed as target_text.
+typedef struct Subst {
+  Node *binder;
+  const char *with;
+  Node *target;
+  const char *target_text;
+} Subst;
+
+static const char *subst_hook(void *ctx, Node *n) {
+  Subst *s = ctx;
+  if (n == s->target) return s->target_text;
+  if (s->binder && n->kind == N_VAR && n->ref == REF_LOCAL && n->binder == s->binder) return s->with;
+  return NULL;
+}
+
+static char *text(Rules *r, Node *n) { return print_expr(r->arena, n, NULL, NULL); }
+
+static char *text_with(Rules *r, Node *n, Subst s) { return print_expr(r->arena, n, subst_hook, &s); }
+
+// A name used nowhere in the program.
+static char *fresh(Rules *r, const char *stem) {
+  for (;;) {
+    char *name = arena_printf(r->arena, "%s%d", stem, ++r->fresh);
+    if (!strstr(r->program_text, name)) return name;
+  }
+}
+
+//
+// The rules: each gives n's replacement text, or NULL.
+//
+
+// map f (map g x) = map (f . g) x
+static char *map_fusion(Rules *r, Node *n) {
+  Node *outer[2], *inner[2];
+  if (!applies(n, B_MAP, 2, outer) || !applies(outer[1], B_MAP, 2, inner)) return NULL;
+  char *v = fresh(r, "v");
+  return arena_printf(r->arena, "(map (\\%s -> %s (%s %s)) %s)", v, text(r, outer[0]), text(r, inner[0]), v,
+                      text(r, inner[1]));
+}
+
+// (\x -> b) e = b[x := e], when x occurs once in b or e is a name or literal.
+static char *beta(Rules *r, Node *n) {
+  if (n->kind != N_APP || n->lhs->kind != N_LAM) return NULL;
+  Node *lam = n->lhs, *arg = n->rhs;
+  bool atom = arg->kind == N_VAR || arg->kind == N_INT || arg->kind == N_FLOAT || arg->kind == N_BOOL;
+  if (!atom && occurrences(lam->body, lam) > 1) return NULL;
+  return text_with(r, lam->body, (Subst){.binder = lam, .with = text(r, arg)});
+}
+
+// map f (redconcat xs) = redconcat (map (map f) xs)
+static char *map_promotion(Rules *r, Node *n) {
+  Node *m[2], *c[1];
+  if (!applies(n, B_MAP, 2, m) || !applies(m[1], B_REDCONCAT, 1, c)) return NULL;
+  return arena_printf(r->arena, "(redconcat (map (map %s) %s))", text(r, m[0]), text(r, c[0]));
+}
+
+// fold op (redconcat xs) = fold op (map (fold op) xs), xs of non-empty vectors
+static char *fold_promotion(Rules *r, Node *n) {
+  Node *f[2], *c[1];
+  if (!applies(n, B_FOLD, 2, f) || !applies(f[1], B_REDCONCAT, 1, c)) return NULL;
+  char *op = text(r, f[0]);
+  return arena_printf(r->arena, "(fold %s (map (fold %s) %s))", op, op, text(r, c[0]));
+}
+
+// Horner's rule, for an operator times that distributes over plus:
+//   fold plus (map (fold times) (tails v)) = snd (fold odot (map (\y -> (y, y)) v))
+//   with odot a b = (fst a times fst b, (snd a times fst b) plus snd b),
+// and over inits, with the prefix instead of the suffix:
+//   fold plus (map (fold times) (inits v)) = snd (fold odot' (map (\y -> (y, y)) v))
+//   with odot' a b = (fst a times fst b, snd a plus (fst a times snd b)).
+static char *horner(Rules *r, Node *n) {
+  Node *f[2], *m[2], *g[2], *seg[1];
+  if (!applies(n, B_FOLD, 2, f) || !applies(f[1], B_MAP, 2, m) || !applies(m[0], B_FOLD, 1, g)) return NULL;
+  bool tails = applies(m[1], B_TAILS, 1, seg);
+  if (!tails && !applies(m[1], B_INITS, 1, seg)) return NULL;
+  if (!laws_distribute(r->arena, r->prog, g[0], f[0])) return NULL;
+  char *plus = text(r, f[0]), *times = text(r, g[0]), *a = fresh(r, "a"), *b = fresh(r, "b"), *y = fresh(r, "y");
+  char *second = tails ? arena_printf(r->arena, "%s (%s (snd %s) (fst %s)) (snd %s)", plus, times, a, b, b)
+                       : arena_printf(r->arena, "%s (snd %s) (%s (fst %s) (snd %s))", plus, a, times, a, b);
+  return arena_printf(r->arena, "(snd (fold (\\%s %s -> (%s (fst %s) (fst %s), %s)) (map (\\%s -> (%s, %s)) %s)))", a, b,
+                      times, a, b, second, y, y, y, text(r, seg[0]));
+}
+
+// The part of body that is fold op v or fold op (map h v) for the variable
+// of lam, if v occurs nowhere else; its pieces in op, h (NULL: no map).
+static Node *fold_of(Node *body, Node *lam, Node **op, Node **h) {
+  if (!body) return NULL;
+  Node *f[2], *m[2];
+  if (applies(body, B_FOLD, 2, f)) {
+    Node *arg = f[1];
+    *h = applies(arg, B_MAP, 2, m) ? m[0] : NULL;
+    Node *v = *h ? m[1] : arg;
+    if (v->kind == N_VAR && v->ref == REF_LOCAL && v->binder == lam && occurrences(f[0], lam) == 0 &&
+        (!*h || occurrences(*h, lam) == 0)) {
+      *op = f[0];
+      return body;
+    }
+  }
+  Node *kids[] = {body->lhs, body->rhs, body->body, body->init, body->cond, body->then_, body->else_};
+  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++) {
+    Node *found = fold_of(kids[i], lam, op, h);
+    if (found) return found;
+  }
+  return NULL;
+}
+
+// The scan lemma: the folds of every prefix are a prefix.
+//   map (\v -> E[fold op (map h v)]) (inits x) = map (\w -> E[w]) (prefix op (map h x))
+// when v occurs only there (map (fold op) (inits x) = prefix op x).
+static char *scan_lemma(Rules *r, Node *n) {
+  Node *m[2], *seg[1], *op, *h;
+  if (!applies(n, B_MAP, 2, m) || !applies(m[1], B_INITS, 1, seg)) return NULL;
+  Node *f = m[0];
+  if (f->kind == N_LAM) {
+    Node *part = fold_of(f->body, f, &op, &h);
+    if (!part || occurrences(f->body, f) != 1) return NULL;
+    char *input = h ? arena_printf(r->arena, "(map %s %s)", text(r, h), text(r, seg[0])) : text(r, seg[0]);
+    char *scanned = arena_printf(r->arena, "(prefix %s %s)", text(r, op), input);
+    if (part == f->body) return scanned;
+    char *w = fresh(r, "w");
+    return arena_printf(r->arena, "(map (\\%s -> %s) %s)", w, text_with(r, f->body, (Subst){.target = part, .target_text = w}),
+                        scanned);
+  }
+  Node *g[1];
+  if (!applies(f, B_FOLD, 1, g)) return NULL;
+  return arena_printf(r->arena, "(prefix %s %s)", text(r, g[0]), text(r, seg[0]));
+}
+
+static const struct {
+  const char *law;
+  char *(*apply)(Rules *r, Node *n);
+} rules[] = {
+    {"map fusion", map_fusion},         {"beta reduction", beta}, {"map promotion", map_promotion},
+    {"fold promotion", fold_promotion}, {"Horner's rule", horner}, {"scan lemma", scan_lemma},
+};
+enum { NRULES = sizeof rules / sizeof *rules };
+
+//
+// Every rewrite of a program.
+//
+
+typedef struct Collect {
+  Rules *rules;
+  Rewrite *out;
+  int n, cap;
+} Collect;
+
+static void try_rules(Collect *c, Node *n) {
+  Rules *r = c->rules;
+  for (int k = 0; k < NRULES; k++) {
+    char *replacement = rules[k].apply(r, n);
+    if (!replacement) continue;
+    if (c->n == c->cap) {
+      c->cap = c->cap ? 2 * c->cap : 16;
+      Rewrite *more = arena_calloc(r->arena, (size_t)c->cap, sizeof *more);
+      if (c->n) memcpy(more, c->out, (size_t)c->n * sizeof *more);
+      c->out = more;
+    }
+    Subst s = {.target = n, .target_text = replacement};
+    c->out[c->n++] = (Rewrite){rules[k].law, text(r, n), print_program(r->arena, r->prog, subst_hook, &s)};
+  }
+}
+
+static void visit(Collect *c, Node *n) {
+  if (!n) return;
+  try_rules(c, n);
+  Node *kids[] = {n->lhs, n->rhs, n->body, n->init, n->cond, n->then_, n->else_};
+  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++) visit(c, kids[i]);
+  for (int i = 0; i < n->nelems; i++) visit(c, n->elems[i]);
+}
+
+int rewrite_all(Arena *a, Program *prog, Rewrite **out) {
+  Rules r = {a, prog, print_program(a, prog, NULL, NULL), 0};
+  Collect c = {&r, NULL, 0, 0};
+  visit(&c, prog->main->body);
+  *out = c.out;
+  return c.n;
+}
