@@ -169,9 +169,10 @@ json_t *cost_json_number(double x);  // an integer while x is one exactly; not f
 json_t *cost_json_checked(json_t *packed);  // json_pack's result, or an error if it failed
 
 // sweep.c: the predicted (and with --measure, measured) cost of opt's
-// programs over its --vary ranges, printed as opt asks; extra (taken, may
-// be NULL) is merged into the --json object (compare's agreement).
-void sweep_programs(const Options *opt, json_t *extra);
+// programs over its --vary ranges, printed on out as opt asks (NULL: only
+// the --plot); extra (taken, may be NULL) is merged into the --json object
+// (compare's agreement).
+void sweep_programs(const Options *opt, json_t *extra, FILE *out);
 
 // Subcommands: argv[0] is the subcommand's name. Each returns the exit status.
 int cmd_check(int argc, char **argv);

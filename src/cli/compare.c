@@ -79,7 +79,7 @@ int cmd_compare(int argc, char **argv) {
   if (!opt.json) print_agreement(stdout, a, progs, opt.nfiles, &ag);
   if (opt.nvaries) {
     if (!opt.json) putchar('\n');
-    sweep_programs(&opt, report ? json_pack("{s:o}", "agreement", report) : NULL);
+    sweep_programs(&opt, report ? json_pack("{s:o}", "agreement", report) : NULL, stdout);
   } else if (report) {
     json_dumpf(report, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     fputc('\n', stdout);

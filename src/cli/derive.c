@@ -2,12 +2,14 @@
 // the rewrites of the Bird-Meertens laws for a cheaper program that agrees
 // with FILE, the cost judged as `cost` would judge it (--model, --machine,
 // -p, at the -D sizes); prints the chain of programs, -o writes the
-// cheapest as a complete program.
+// cheapest as a complete program, --plot draws the chain's costs over --vary.
 #include "cli/cli.h"
 #include "derive/derive.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 // Programs whose rewrites are tried, at most (--steps overrides).
 enum { DEFAULT_EXPANSIONS = 60 };
@@ -67,11 +69,53 @@ static void print_json(FILE *out, const Derivation *d) {
   json_decref(root);
 }
 
+// --plot OUT.svg --vary NAME=...: every program of the chain over the
+// range, one curve each (sweep's table and plot), as the mss paper's
+// figures draw its derivation. The programs go to a temporary directory
+// for sweep to read, removed after.
+static void plot_chain(Arena *a, const Derivation *d, const Options *opt) {
+  const char *tmp = getenv("TMPDIR");
+  char *dir = arena_printf(a, "%s/vecbsp-derive-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) fatal("--plot: cannot create a temporary directory: %s", strerror(errno));
+  Options o = *opt;
+  o.files = arena_calloc(a, (size_t)d->nsteps, sizeof *o.files);
+  o.nfiles = d->nsteps;
+  for (int k = 0; k < d->nsteps; k++) {
+    char *law = arena_printf(a, "%s", d->steps[k].law ? d->steps[k].law : "original");
+    for (char *c = law; *c; c++) *c = *c == ' ' || *c == '\'' ? '-' : *c;
+    o.files[k] = arena_printf(a, "%s/step%d-%s.vec", dir, k, law);
+    cli_write_file(o.files[k], d->steps[k].text);
+  }
+  o.ndefines = 0;  // the varied params come from --vary; the others keep their -D
+  o.defines = arena_calloc(a, (size_t)opt->ndefines + 1, sizeof *o.defines);
+  for (int i = 0; i < opt->ndefines; i++) {
+    bool varied = false;
+    for (int v = 0; v < opt->nvaries; v++) {
+      size_t len = strcspn(opt->varies[v], "=");
+      varied |= strncmp(opt->defines[i], opt->varies[v], len) == 0 && opt->defines[i][len] == '=';
+    }
+    if (!varied) o.defines[o.ndefines++] = opt->defines[i];
+  }
+  DiagTrap trap;
+  volatile bool failed = false;  // set after setjmp, read after a longjmp
+  if (DIAG_TRY(&trap)) {
+    sweep_programs(&o, NULL, opt->json ? NULL : stdout);
+    diag_untrap(&trap);
+  } else {
+    failed = true;
+  }
+  for (int k = 0; k < d->nsteps; k++) unlink(o.files[k]);
+  rmdir(dir);
+  if (failed) diag_rethrow();
+}
+
 int cmd_derive(int argc, char **argv) {
   Options opt;
   cli_parse_options(argc, argv, &opt);
   if (opt.nfiles != 1) fatal("derive expects one program file: vecbsp derive FILE -D NAME=VALUE ...");
-  if (opt.nvaries || opt.measure || opt.symbolic) fatal("derive judges one size: give the params with -D, not --vary");
+  if (opt.measure || opt.symbolic || opt.csv) fatal("--measure, --symbolic and --csv are not options of derive");
+  if (opt.plot && !opt.nvaries) fatal("derive --plot draws the chain over a range: give --vary NAME=FROM:TO:STEP");
+  if (opt.nvaries && !opt.plot) fatal("derive judges one size (-D); --vary goes with --plot");
   Arena *a = arena_new();
   Program *prog = cli_load_program(a, opt.files[0], NULL);
   Judge j = {&opt, cost_model_from_options(&opt), cost_machine_from_options(a, &opt), cli_planning_machine(a, &opt),
@@ -81,6 +125,7 @@ int cmd_derive(int argc, char **argv) {
   if (opt.json) print_json(stdout, &d);
   else print_chain(stdout, &d, &j, opt.files[0]);
   if (opt.output) cli_write_file(opt.output, d.steps[d.nsteps - 1].text);
+  if (opt.plot) plot_chain(a, &d, &opt);
   arena_free(a);
   return 0;
 }

@@ -13,7 +13,7 @@ static const struct {
     {"eval", cmd_eval, "eval FILE [-D..] [--input..|--random SEED]   sequential reference interpreter"},
     {"cost", cmd_cost, "cost FILE [-D..] [--machine M] [-p -g -l -s] [--model exact|paper] [--symbolic] [--json]"},
     {"sweep", cmd_sweep, "sweep FILE... --vary NAME=FROM:TO:STEP [-D..] [--csv|--json] [--plot OUT.svg]"},
-    {"derive", cmd_derive, "derive FILE -D.. [--model M] [--machine M] [-p P] [--steps N] [-o OUT.vec] [--json]"},
+    {"derive", cmd_derive, "derive FILE -D.. [--model M] [--machine M] [-p P] [--steps N] [-o OUT.vec] [--plot OUT.svg --vary ..] [--json]"},
     {"compare", cmd_compare, "compare A B... [--random SEED] [--vary NAME=FROM:TO:STEP [--measure]] [--json] [--plot OUT.svg]"},
     {"run", cmd_run, "run FILE [-D..] [--input..|--random SEED] [-p P] [--backend threads|mpi] [--profile] [--json]"},
     {"compile", cmd_compile, "compile FILE -o OUT.c [-D..] [-p P] [--plan SPEC]"},

@@ -146,7 +146,8 @@ static Sample predict_one(Sweep *sw, int j, int p, const Options *o) {
   req.params = cli_bind_params(a, sw->progs[j], o);
   Machine planning = sw->planning;
   planning.p = p;
-  req.plan = cost_plan(sw->progs[j], req.params, &planning, sw->opt.plan, false);
+  if (sw->model == MODEL_EXACT || sw->opt.measure)  // what runs; the paper model predicts its template
+    req.plan = cost_plan(sw->progs[j], req.params, &planning, sw->opt.plan, false);
   CostResult r = cost_analyse(a, &req);
   arena_free(a);
   return (Sample){.W = r.W, .H = r.H, .S = r.S, .ops = r.ops, .predicted = r.seconds, .plan = req.plan};
@@ -333,19 +334,26 @@ static void print_accuracy(Sweep *sw, FILE *out) {
   steady_describe(out, sw->steadiness);
 }
 
+// A program's column: its name and two spaces, at least as wide as its numbers.
+static int column_width(Sweep *sw, int j) {
+  int name = (int)strlen(prog_name(sw, j)) + 2, numbers = sw->opt.measure ? 34 : 16;
+  return name > numbers ? name : numbers;
+}
+
 static void print_table(Sweep *sw, FILE *out) {
   bool m = sw->opt.measure;
   fprintf(out, "%s model, machine %s (p = %d), seconds %s\n", cost_model_name(sw->model), sw->machine.name,
           sw->machine.p, m ? "predicted / measured (error)" : "predicted");
   for (int r = 0; r < sw->nranges; r++) fprintf(out, "%14s", sw->ranges[r].name);
-  for (int j = 0; j < sw->nprogs; j++) fprintf(out, m ? "%34s" : "%16s", prog_name(sw, j));
+  for (int j = 0; j < sw->nprogs; j++) fprintf(out, "%*s", column_width(sw, j), prog_name(sw, j));
   fprintf(out, "%s\n", sw->nprogs < 2 ? "" : m ? "  fastest (predicted / measured)" : "  cheapest");
   for (int64_t i = 0; i < sw->npoints; i++) {
     for (int r = 0; r < sw->nranges; r++) fprintf(out, "%14lld", (long long)range_value(&sw->ranges[r], i));
     for (int j = 0; j < sw->nprogs; j++) {
       Sample *x = sample(sw, i, j);
-      if (m) fprintf(out, "  %10.4g / %10.4g (%+6.1f%%)", x->predicted, x->measured, 100 * rel_error(x));
-      else fprintf(out, "%16.6g", x->predicted);
+      int pad = column_width(sw, j) - (m ? 34 : 16);
+      if (m) fprintf(out, "%*s  %10.4g / %10.4g (%+6.1f%%)", pad, "", x->predicted, x->measured, 100 * rel_error(x));
+      else fprintf(out, "%*s%16.6g", pad, "", x->predicted);
     }
     if (sw->nprogs > 1) fprintf(out, "  %s", prog_name(sw, cheapest(sw, i)));
     if (sw->nprogs > 1 && m) fprintf(out, " / %s", prog_name(sw, fastest_measured(sw, i)));
@@ -469,6 +477,14 @@ static void write_plot_data(Sweep *sw, const char *path) {
   fclose(f);
 }
 
+// How many powers of ten the predictions span.
+static double decades(Sweep *sw) {
+  double lo = INFINITY, hi = 0;
+  for (int64_t i = 0; i < sw->npoints * sw->nprogs; i++)
+    if (sw->samples[i].predicted > 0) lo = fmin(lo, sw->samples[i].predicted), hi = fmax(hi, sw->samples[i].predicted);
+  return hi > 0 ? log10(hi / lo) : 0;
+}
+
 static void write_plot_script(Sweep *sw, const char *path, const char *data) {
   FILE *f = fopen(path, "w");
   if (!f) fatal("--plot: cannot write '%s': %s", path, strerror(errno));
@@ -482,7 +498,9 @@ static void write_plot_script(Sweep *sw, const char *path, const char *data) {
   put_quoted(f, title);
   fputs(" noenhanced\nset xlabel ", f);
   put_quoted(f, sw->ranges[0].name);
-  fputs(" noenhanced\nset ylabel 'seconds'\nset key left top noenhanced\nset grid\nset yrange [0:*]\nplot ", f);
+  fputs(" noenhanced\nset ylabel 'seconds'\nset key left top noenhanced\nset grid\n", f);
+  fputs(decades(sw) > 2 ? "set logscale y\n" : "set yrange [0:*]\n", f);  // else the cheap curves lie flat on 0
+  fputs("plot ", f);
   for (int j = 0; j < sw->nprogs; j++) {
     fputs(j ? ", " : "", f);
     put_quoted(f, data);
@@ -508,15 +526,15 @@ static void plot(Sweep *sw) {
   if (status != 0) fatal("--plot: gnuplot failed or is not installed (status %d)", status);
 }
 
-void sweep_programs(const Options *opt, json_t *extra) {
+void sweep_programs(const Options *opt, json_t *extra, FILE *out) {
   Sweep sw = {.opt = *opt};
   setup(&sw);
   warn_machine_once(&sw);
   predict(&sw);
   if (sw.opt.measure) measure(&sw);
-  if (sw.opt.json) print_json(&sw, stdout, extra);
-  else if (sw.opt.csv) print_csv(&sw, stdout);
-  else print_table(&sw, stdout);
+  if (out && sw.opt.json) print_json(&sw, out, extra);
+  else if (out && sw.opt.csv) print_csv(&sw, out);
+  else if (out) print_table(&sw, out);
   if (sw.opt.plot) plot(&sw);
   if (sw.opt.measure && (sw.opt.json || sw.opt.csv))  // else the table says it
     steady_warn(sw.steadiness, "during the measurement");
@@ -528,6 +546,6 @@ void sweep_programs(const Options *opt, json_t *extra) {
 int cmd_sweep(int argc, char **argv) {
   Options opt;
   cli_parse_options(argc, argv, &opt);
-  sweep_programs(&opt, NULL);
+  sweep_programs(&opt, NULL, stdout);
   return 0;
 }
