@@ -3,13 +3,15 @@
 #define BSP_H
 
 #include <stdarg.h>
+#include <stddef.h> /* as MulticoreBSP's bsp.h: programs use size_t and */
+#include <stdint.h> /* the fixed-width types without including them */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Signed types, as in BSPonMPI and MulticoreBSP, so that their programs
- * compile unchanged. */
+/* Signed types, as in BSPonMPI and MulticoreBSP's BSPlib 1.4 mode
+ * (MulticoreBSP 2.0's own are size_t and unsigned int). */
 typedef int bsp_pid_t;     /* a process number, 0 .. bsp_nprocs() - 1 */
 typedef int bsp_nprocs_t;  /* a number of processes */
 typedef int bsp_size_t;    /* a size or offset in bytes */

@@ -52,11 +52,25 @@ void bsp_backend_halt(void)
     exit(1);
 }
 
+static void mpi_start(void);
+
+/* As BSPlib has it (and BSPonMPI does): process 0 goes on with main, whose
+ * sequential part may read stdin, which only it has; the others start in
+ * the SPMD function at once, and their bsp_begin takes its argument from
+ * process 0's. */
 void bsp_init(void (*spmd)(void), int argc, char **argv)
 {
-    (void)spmd; /* every MPI process runs the program from main anyway */
     mpi_argc = argc;
     mpi_argv = argv;
+    mpi_start();
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0 || !spmd)
+        return;
+    spmd();
+    if (bsp_self)
+        bsp_fail(bsp_self, "the SPMD function returned without calling bsp_end");
+    exit(0);
 }
 
 /* Open MPI's shared-memory transport sends messages above 4 KB by a
@@ -102,6 +116,9 @@ void bsp_begin(bsp_nprocs_t maxprocs)
     int world, rank;
     MPI_Comm_size(MPI_COMM_WORLD, &world);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    /* Process 0's argument decides: the others may have started in the SPMD
+     * function before process 0 read how many processes to use. */
+    MPI_Bcast(&maxprocs, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (maxprocs < 1 || maxprocs > world)
         bsp_fail(NULL, "bsp_begin: %d processes requested, %d available", maxprocs, world);
     MPI_Comm_split(MPI_COMM_WORLD, rank < maxprocs ? 0 : MPI_UNDEFINED, rank, &mpi.comm);
