@@ -126,28 +126,26 @@ json sweep $mv1 $mv2 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 1 --json -- "
   fail "sweep --rounds"
 grep -q '(4 runs, median of 3 each, the fastest of 2 rounds)' "$tmp/rounds.txt" || fail "--rounds: $(cat "$tmp/rounds.txt")"
 "$vecbsp" sweep $mv1 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 3 --rounds 3 --csv |
-  awk -F, 'NR > 1 && !($11 > 0 && $11 <= $10) { bad = 1 } END { exit bad || NR != 3 }' ||
+  python3 -c 'import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+sys.exit(not (len(rows) == 2 and all(0 < float(r["measured_min"]) <= float(r["measured"]) for r in rows)))' ||
   fail "--rounds: measured_min above measured"
 "$vecbsp" sweep $mv1 $mv2 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 3 --rounds 3 --json >"$tmp/rounds.json" ||
   fail "sweep --rounds --json"
-awk '/"measured": / { m = $2 + 0 }
-    /"measured_rounds": \[/ { inside = 1; n = 0; next }
-    inside && /\]/ { inside = 0; rows++; if (n != 3 || fastest != m) bad = 1; next }
-    inside { v = $1 + 0; if (n++ == 0 || v < fastest) fastest = v }
-    END { exit bad || rows != 4 }' "$tmp/rounds.json" ||
+python3 -c 'import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+sys.exit(not (len(rows) == 4 and all(len(r["measured_rounds"]) == 3 and r["measured"] == min(r["measured_rounds"])
+                                     for r in rows)))' "$tmp/rounds.json" ||
   fail "--rounds: measured is not the fastest of measured_rounds"
 # The machine's steadiness, measured before the first round and after each:
 # four measurements, their timings added up, the fastest loop's time kept,
 # a share of slow timings between 0 and 1.
-awk '/^  "steadiness": \{/ { on = 1; next }
-  on && /^  \}/ { on = 0 }
-  !on { next }
-  { gsub(/[",]/, "") }
-  /^    [a-z_]+:/ { top[$1] = $2 }
-  /^        samples:/ { n++; samples += $2 }
-  /^        canary_seconds:/ { if (!seen++ || $2 < fastest) fastest = $2 }
-  END { exit !(n == 4 && top["samples:"] == samples && top["canary_seconds:"] == fastest &&
-               top["slow_share:"] >= 0 && top["slow_share:"] <= 1 && top["slow_factor:"] == 1.25) }' "$tmp/rounds.json" ||
+python3 -c 'import json, sys
+st = json.load(open(sys.argv[1]))["steadiness"]
+ms = st["measurements"]
+sys.exit(not (len(ms) == 4 and st["samples"] == sum(m["samples"] for m in ms) and
+              st["canary_seconds"] == min(m["canary_seconds"] for m in ms) and 0 <= st["slow_share"] <= 1 and
+              st["slow_factor"] == 1.25))' "$tmp/rounds.json" ||
   fail "--measure: the steadiness is not four measurements added up"
 grep -q '^machine speed, before and after each round: \(not \)\{0,1\}steady: ' "$tmp/rounds.txt" ||
   fail "--measure: no steadiness line: $(cat "$tmp/rounds.txt")"
