@@ -382,6 +382,8 @@ void bsp_hpget(bsp_pid_t pid, const void *src, bsp_size_t offset, void *dst,
 void bsp_set_tagsize(bsp_size_t *tag_nbytes)
 {
     struct bsp_proc *me = bsp_need_self("bsp_set_tagsize");
+    if (!tag_nbytes)
+        bsp_fail(me, "bsp_set_tagsize: NULL instead of a pointer to the new tag size");
     if (*tag_nbytes < 0)
         bsp_fail(me, "bsp_set_tagsize: negative size %d", *tag_nbytes);
     bsp_size_t old = (bsp_size_t)me->tagsize_next;
@@ -429,6 +431,8 @@ static const char *msg_payload(const struct bsp_msg_rec *m)
 void bsp_qsize(bsp_nprocs_t *nmessages, bsp_size_t *accum_nbytes)
 {
     struct bsp_proc *me = bsp_need_self("bsp_qsize");
+    if (!nmessages)
+        bsp_fail(me, "bsp_qsize: NULL instead of a pointer for the number of messages");
     const struct bsp_msg_rec *const *q = (const struct bsp_msg_rec *const *)me->queue.data;
     size_t n = me->queue.len / sizeof *q, bytes = 0;
     for (size_t i = me->qhead; i < n; i++)
@@ -440,7 +444,12 @@ void bsp_qsize(bsp_nprocs_t *nmessages, bsp_size_t *accum_nbytes)
 
 void bsp_get_tag(bsp_size_t *status, void *tag)
 {
-    const struct bsp_msg_rec *m = queue_front(bsp_need_self("bsp_get_tag"));
+    struct bsp_proc *me = bsp_need_self("bsp_get_tag");
+    const struct bsp_msg_rec *m = queue_front(me);
+    if (!status)
+        bsp_fail(me, "bsp_get_tag: NULL instead of a pointer for the status");
+    if (m && m->tagsize && !tag)
+        bsp_fail(me, "bsp_get_tag: NULL instead of room for a tag of %zu bytes", (size_t)m->tagsize);
     *status = m ? (bsp_size_t)m->nbytes : -1;
     if (m && m->tagsize)
         memcpy(tag, msg_tag(m), (size_t)m->tagsize);
@@ -452,9 +461,13 @@ void bsp_move(void *payload, bsp_size_t reception_nbytes)
     const struct bsp_msg_rec *m = queue_front(me);
     if (!m)
         bsp_fail(me, "bsp_move: the message queue is empty");
-    size_t n = reception_nbytes < 0 ? 0 : (size_t)reception_nbytes;
+    if (reception_nbytes < 0)
+        bsp_fail(me, "bsp_move: negative size %d", reception_nbytes);
+    size_t n = (size_t)reception_nbytes;
     if (n > m->nbytes)
         n = (size_t)m->nbytes;
+    if (n && !payload)
+        bsp_fail(me, "bsp_move: NULL instead of room for %zu bytes", n);
     if (n)
         memcpy(payload, msg_payload(m), n);
     me->qhead++;
@@ -463,6 +476,8 @@ void bsp_move(void *payload, bsp_size_t reception_nbytes)
 bsp_size_t bsp_hpmove(void **tag_ptr, void **payload_ptr)
 {
     struct bsp_proc *me = bsp_need_self("bsp_hpmove");
+    if (!tag_ptr || !payload_ptr)
+        bsp_fail(me, "bsp_hpmove: NULL instead of a pointer for the %s", tag_ptr ? "payload" : "tag");
     const struct bsp_msg_rec *m = queue_front(me);
     if (!m)
         return -1;

@@ -98,6 +98,51 @@ static void push_null(void)
     bsp_push_reg(NULL, 8);
 }
 
+/* NULL where a message call writes, and a negative size: errors, not crashes. */
+static void one_message(void)
+{
+    bsp_size_t tagsize = 8;
+    bsp_set_tagsize(&tagsize);
+    bsp_sync();
+    int64_t tag = 1, word = 2;
+    bsp_send(bsp_pid(), &tag, &word, sizeof word);
+    bsp_sync();
+}
+
+static void qsize_null(void)
+{
+    bsp_qsize(NULL, NULL);
+}
+
+static void get_tag_null(void)
+{
+    one_message();
+    bsp_get_tag(NULL, NULL);
+}
+
+static void move_null(void)
+{
+    one_message();
+    bsp_move(NULL, 8);
+}
+
+static void move_negative(void)
+{
+    one_message();
+    int64_t word;
+    bsp_move(&word, -8);
+}
+
+static void tagsize_null(void)
+{
+    bsp_set_tagsize(NULL);
+}
+
+static void hpmove_null(void)
+{
+    bsp_hpmove(NULL, NULL);
+}
+
 /* Process 0 leaving the program while the others wait at a sync. */
 static void exit_early(void)
 {
@@ -115,6 +160,8 @@ static const struct {
     {"pop_order", pop_order}, {"tagsize_mismatch", tagsize_mismatch},
     {"end_vs_sync", end_vs_sync}, {"abort", user_abort}, {"move_empty", move_empty},
     {"bad_pid", bad_pid}, {"push_null", push_null}, {"exit_early", exit_early},
+    {"qsize_null", qsize_null}, {"get_tag_null", get_tag_null}, {"move_null", move_null},
+    {"move_negative", move_negative}, {"tagsize_null", tagsize_null}, {"hpmove_null", hpmove_null},
 };
 
 static void spmd(void)
