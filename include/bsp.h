@@ -10,11 +10,34 @@
 extern "C" {
 #endif
 
-/* Signed types, as in BSPonMPI and MulticoreBSP's BSPlib 1.4 mode
- * (MulticoreBSP 2.0's own are size_t and unsigned int). */
+#ifdef BSP_MCBSP_TYPES
+/* MulticoreBSP 2.0's types (bspcc --mcbsp), for programs written for them
+ * (BSPedupack 2.0): every call whose arguments have them goes to a twin in
+ * the runtime (src/bsp/mcbsp.c) that converts them, a size above INT_MAX
+ * being an error. */
+typedef unsigned int bsp_pid_t;
+typedef unsigned int bsp_nprocs_t;
+typedef size_t bsp_size_t;
+#define bsp_begin bsp_mcbsp_begin
+#define bsp_nprocs bsp_mcbsp_nprocs
+#define bsp_pid bsp_mcbsp_pid
+#define bsp_push_reg bsp_mcbsp_push_reg
+#define bsp_put bsp_mcbsp_put
+#define bsp_get bsp_mcbsp_get
+#define bsp_hpput bsp_mcbsp_hpput
+#define bsp_hpget bsp_mcbsp_hpget
+#define bsp_set_tagsize bsp_mcbsp_set_tagsize
+#define bsp_send bsp_mcbsp_send
+#define bsp_qsize bsp_mcbsp_qsize
+#define bsp_get_tag bsp_mcbsp_get_tag
+#define bsp_move bsp_mcbsp_move
+#define bsp_hpmove bsp_mcbsp_hpmove
+#else
+/* Signed types, as in BSPonMPI and MulticoreBSP's BSPlib 1.4 mode. */
 typedef int bsp_pid_t;     /* a process number, 0 .. bsp_nprocs() - 1 */
 typedef int bsp_nprocs_t;  /* a number of processes */
 typedef int bsp_size_t;    /* a size or offset in bytes */
+#endif
 
 /* SPMD control. */
 void bsp_init(void (*spmd)(void), int argc, char **argv);
