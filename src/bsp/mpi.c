@@ -41,9 +41,11 @@ static struct {
 
 static int mpi_argc;
 static char **mpi_argv;
+static bool mpi_halting; /* bsp_fail is ending every process */
 
 void bsp_backend_halt(void)
 {
+    mpi_halting = true;
     int up = 0, down = 0;
     MPI_Initialized(&up);
     MPI_Finalized(&down);
@@ -83,10 +85,29 @@ static void tune_open_mpi(void)
     setenv("OMPI_MCA_btl_vader_eager_limit", "32768", 0);
 }
 
+/* At exit: inside an SPMD section the program ended before bsp_end, an
+ * error (else the other processes would wait forever, or mpirun would print
+ * its own banner about exiting improperly); outside one, MPI is finalized
+ * if we started it (a program that only asked bsp_nprocs). */
+static void mpi_at_exit(void)
+{
+    int down;
+    MPI_Finalized(&down);
+    if (down || mpi_halting)
+        return;
+    if (bsp_self)
+        bsp_fail(NULL, "the program ended (exit, or a return from main) before bsp_end");
+    if (mpi.own_mpi)
+        MPI_Finalize();
+}
+
 static void mpi_start(void)
 {
-    int up;
+    int up, down;
     MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (down)
+        bsp_fail(NULL, "a BSPlib call after bsp_end: the MPI backend has finished");
     if (!up) {
         tune_open_mpi();
         if (mpi_argv)
@@ -94,6 +115,7 @@ static void mpi_start(void)
         else
             MPI_Init(NULL, NULL);
         mpi.own_mpi = true;
+        atexit(mpi_at_exit);
     }
 }
 

@@ -150,6 +150,15 @@ static void exit_early(void)
         exit(0);
 }
 
+/* Asking for the processes after bsp_end, which only process 0 returns
+ * from (with MPI, MPI has finalized). */
+static void after_end(void)
+{
+    bsp_end();
+    printf("after_end: %d\n", bsp_nprocs());
+    exit(0);
+}
+
 static const struct {
     const char *name;  /* argv[1] */
     void (*run)(void); /* the misuse, followed by a sync */
@@ -159,7 +168,7 @@ static const struct {
     {"reg_count", reg_count}, {"pop_unregistered", pop_unregistered},
     {"pop_order", pop_order}, {"tagsize_mismatch", tagsize_mismatch},
     {"end_vs_sync", end_vs_sync}, {"abort", user_abort}, {"move_empty", move_empty},
-    {"bad_pid", bad_pid}, {"push_null", push_null}, {"exit_early", exit_early},
+    {"bad_pid", bad_pid}, {"push_null", push_null}, {"exit_early", exit_early}, {"after_end", after_end},
     {"qsize_null", qsize_null}, {"get_tag_null", get_tag_null}, {"move_null", move_null},
     {"move_negative", move_negative}, {"tagsize_null", tagsize_null}, {"hpmove_null", hpmove_null},
 };
