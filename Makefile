@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= 2
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all deps build check demo asan fuzz figures validate clean
+.PHONY: all deps build check demo asan fuzz figures validate install clean
 
 all: build
 
@@ -44,6 +44,12 @@ validate: build
 
 demo: build
 	@scripts/demo.sh $(BUILD)
+
+# vecbsp, bspcc, bsprun, bspprobe, bsp.h, the runtime libraries and their
+# pkg-config files under PREFIX (the tree finds itself: it may be moved).
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

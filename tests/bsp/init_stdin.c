@@ -29,8 +29,9 @@ static void spmd(void)
             printf("init: check failed: sum %lld\n", (long long)sum);
     }
     bsp_pop_reg(pids);
+    bsp_sync();
+    free(pids); /* before bsp_end, which the other processes do not leave */
     bsp_end();
-    free(pids);
 }
 
 int main(int argc, char **argv)
