@@ -69,6 +69,16 @@ static void print_json(FILE *out, const Derivation *d) {
   json_decref(root);
 }
 
+typedef struct Chart {
+  const Options *opt;  // the chain's programs, --vary and --plot
+  FILE *out;           // the table (NULL: none)
+} Chart;
+
+static void draw(void *ctx) {
+  Chart *c = ctx;
+  sweep_programs(c->opt, NULL, c->out);
+}
+
 // --plot OUT.svg --vary NAME=...: every program of the chain over the
 // range, one curve each (sweep's table and plot), as the mss paper's
 // figures draw its derivation. The programs go to a temporary directory
@@ -96,17 +106,11 @@ static void plot_chain(Arena *a, const Derivation *d, const Options *opt) {
     }
     if (!varied) o.defines[o.ndefines++] = opt->defines[i];
   }
-  DiagTrap trap;
-  volatile bool failed = false;  // set after setjmp, read after a longjmp
-  if (DIAG_TRY(&trap)) {
-    sweep_programs(&o, NULL, opt->json ? NULL : stdout);
-    diag_untrap(&trap);
-  } else {
-    failed = true;
-  }
+  Chart chart = {&o, opt->json ? NULL : stdout};
+  bool drawn = diag_attempt(draw, &chart, false);
   for (int k = 0; k < d->nsteps; k++) unlink(o.files[k]);
   rmdir(dir);
-  if (failed) diag_rethrow();
+  if (!drawn) diag_rethrow();  // its error printed, the files removed
 }
 
 int cmd_derive(int argc, char **argv) {

@@ -253,18 +253,14 @@ void cost_format_number(char *buf, size_t size, double x) {
   }
 }
 
+static void run_analysis(void *analysis) { run_main(analysis); }
+
 void cost_shape_check(Program *prog, const int64_t *params) {
   Arena *arena = arena_new();
   // The paper model at p = 1: its abstract interpretation meets every shape.
   CostRequest req = {.prog = prog, .params = params, .model = MODEL_PAPER, .machine = machine_select(arena, NULL)};
   req.machine.p = 1;
-  DiagTrap trap;
-  if (DIAG_TRY(&trap)) {
-    run_main(analysis_new(arena, &req));
-    diag_untrap(&trap);
-    arena_free(arena);
-    return;
-  }
-  arena_free(arena);  // the error is reported; pass it on
-  diag_rethrow();
+  bool checked = diag_attempt(run_analysis, analysis_new(arena, &req), false);
+  arena_free(arena);
+  if (!checked) diag_rethrow();  // reported; passed on once the arena is freed
 }

@@ -137,34 +137,37 @@ static int other_shape(Arena *a, Program *prog, const int64_t *params, const Val
   return -1;
 }
 
+// One program's run: the shapes of its inputs checked, then static shape
+// errors, then the interpreter.
+typedef struct Run {
+  Arena *arena;
+  Program *prog;
+  int64_t *params;
+  Value *inputs;
+  int other_shape;  // an input of another shape than prog declares, or -1
+  Value value;
+} Run;
+
+static void run(void *ctx) {
+  Run *r = ctx;
+  r->other_shape = other_shape(r->arena, r->prog, r->params, r->inputs);
+  if (r->other_shape >= 0) return;
+  cost_shape_check(r->prog, r->params);
+  r->value = interp_run(r->arena, r->prog, r->params, r->inputs);
+}
+
 // Program j on case c: its value or its error, never an exit.
 static AgreeOutcome run_one(Checker *ck, int j, const AgreeCase *c) {
   Program *prog = ck->progs[j], *first = ck->progs[0];
-  int64_t *params = arena_calloc(ck->arena, (size_t)prog->nparams + 1, sizeof *params);
-  Value *inputs = arena_calloc(ck->arena, (size_t)prog->ninputs + 1, sizeof *inputs);
-  for (int i = 0; i < first->nparams; i++) params[ck->param_of[j][i]] = c->params[i];
-  for (int i = 0; i < first->ninputs; i++) inputs[ck->input_of[j][i]] = c->inputs[i];
-  AgreeOutcome o = {0};
-  bool quiet = diag_quiet;
-  diag_quiet = true;
-  DiagTrap trap;
-  if (DIAG_TRY(&trap)) {
-    int other = other_shape(ck->arena, prog, params, inputs);
-    if (other >= 0) {
-      diag_untrap(&trap);
-      diag_quiet = quiet;
-      fatal("the input '%s' has another shape in %s than in %s at %s", prog->inputs[other]->name, prog->src->name,
-            first->src->name, agree_case_args(ck->arena, first, c));
-    }
-    cost_shape_check(prog, params);
-    o.value = interp_run(ck->arena, prog, params, inputs);
-    diag_untrap(&trap);
-  } else {
-    o.failed = true;
-    o.error = arena_printf(ck->arena, "%s", diag_last_error);
-  }
-  diag_quiet = quiet;
-  return o;
+  Run r = {ck->arena, prog, arena_calloc(ck->arena, (size_t)prog->nparams + 1, sizeof *r.params),
+           arena_calloc(ck->arena, (size_t)prog->ninputs + 1, sizeof *r.inputs), -1, {0}};
+  for (int i = 0; i < first->nparams; i++) r.params[ck->param_of[j][i]] = c->params[i];
+  for (int i = 0; i < first->ninputs; i++) r.inputs[ck->input_of[j][i]] = c->inputs[i];
+  if (!diag_attempt(run, &r, true)) return (AgreeOutcome){.failed = true, .error = arena_printf(ck->arena, "%s", diag_last_error)};
+  if (r.other_shape >= 0)
+    fatal("the input '%s' has another shape in %s than in %s at %s", prog->inputs[r.other_shape]->name, prog->src->name,
+          first->src->name, agree_case_args(ck->arena, first, c));
+  return (AgreeOutcome){.value = r.value};
 }
 
 static bool outcomes_agree(const AgreeOutcome *x, const AgreeOutcome *y) {

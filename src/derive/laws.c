@@ -107,20 +107,23 @@ static void distributivity(Law *law, const Value v[3], Value out[2]) {
   out[1] = apply2(law, 1, apply2(law, 0, v[2], v[0]), apply2(law, 0, v[2], v[1]));
 }
 
+typedef struct Trial {
+  Law *law;
+  void (*sides)(Law *, const Value *, Value *);
+  const Value *v;
+  Value *out;
+} Trial;
+
+static void try_sides(void *ctx) {
+  Trial *t = ctx;
+  t->sides(t->law, t->v, t->out);
+}
+
 // Do the two sides agree on v? A fault (a division by zero) is no
 // counterexample: the trial is skipped.
 static bool holds_on(Law *law, void (*sides)(Law *, const Value *, Value *), const Value v[3], Value out[2]) {
-  bool quiet = diag_quiet;
-  diag_quiet = true;
-  DiagTrap trap;
-  volatile bool same = true;  // set after setjmp, read after a longjmp
-  if (DIAG_TRY(&trap)) {
-    sides(law, v, out);
-    same = agree_values(out[0], out[1]);
-    diag_untrap(&trap);
-  }
-  diag_quiet = quiet;
-  return same;
+  Trial t = {law, sides, v, out};
+  return !diag_attempt(try_sides, &t, true) || agree_values(out[0], out[1]);
 }
 
 static bool is_closed(Arena *a, Program *prog, Node *op) {

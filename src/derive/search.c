@@ -40,19 +40,28 @@ static bool known(Search *s, const char *text) {
   return false;
 }
 
+typedef struct Attempt {
+  Search *s;
+  const char *text;  // load: the program's text
+  Program *prog;     // load: its result; costed: the program
+  double seconds;    // costed: its result
+} Attempt;
+
+static void check_text(void *ctx) {
+  Attempt *t = ctx;
+  char *name = arena_printf(t->s->arena, "%s, step %d", t->s->start->src->name, t->s->n);
+  t->prog = program_check(t->s->arena, source_from_string(t->s->arena, name, t->text, strlen(t->text)), NULL);
+}
+
 // The program of text, parsed and checked, or NULL if it does not check.
 static Program *load(Search *s, const char *text) {
-  bool quiet = diag_quiet;
-  diag_quiet = true;
-  DiagTrap trap;
-  Program *volatile prog = NULL;  // set after setjmp, read after a longjmp
-  if (DIAG_TRY(&trap)) {
-    char *name = arena_printf(s->arena, "%s, step %d", s->start->src->name, s->n);
-    prog = program_check(s->arena, source_from_string(s->arena, name, text, strlen(text)), NULL);
-    diag_untrap(&trap);
-  }
-  diag_quiet = quiet;
-  return prog;
+  Attempt t = {s, text, NULL, 0};
+  return diag_attempt(check_text, &t, true) ? t.prog : NULL;
+}
+
+static void cost_program(void *ctx) {
+  Attempt *t = ctx;
+  t->seconds = t->s->cost(t->s->ctx, t->prog);
 }
 
 static void add(Search *s, DeriveStep step, int parent) {
@@ -68,16 +77,9 @@ static void add(Search *s, DeriveStep step, int parent) {
 // The predicted cost of prog, or false if the analysis refuses it (a
 // rewrite that builds more irregular elements than it holds).
 static bool costed(Search *s, Program *prog, double *seconds) {
-  bool quiet = diag_quiet;
-  diag_quiet = true;
-  DiagTrap trap;
-  volatile bool ok = false;  // set after setjmp, read after a longjmp
-  if (DIAG_TRY(&trap)) {
-    *seconds = s->cost(s->ctx, prog);
-    ok = true;
-    diag_untrap(&trap);
-  }
-  diag_quiet = quiet;
+  Attempt t = {s, NULL, prog, 0};
+  bool ok = diag_attempt(cost_program, &t, true);
+  *seconds = t.seconds;
   return ok;
 }
 

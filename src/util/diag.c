@@ -57,6 +57,20 @@ static _Noreturn void unwind(void) {
 
 void diag_rethrow(void) { unwind(); }
 
+bool diag_attempt(void (*fn)(void *ctx), void *ctx, bool quiet) {
+  bool was_quiet = diag_quiet;
+  diag_quiet = was_quiet || quiet;
+  DiagTrap trap;
+  volatile bool done = false;  // set after setjmp, read after a longjmp
+  if (DIAG_TRY(&trap)) {
+    fn(ctx);
+    done = true;
+    diag_untrap(&trap);
+  }
+  diag_quiet = was_quiet;
+  return done;
+}
+
 void error_at(Pos pos, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -80,6 +80,9 @@ void diag_untrap(DiagTrap *t);
 // After a trapped error has been handled (say, memory freed), passes it on
 // to the next trap out, as the error itself would have.
 _Noreturn void diag_rethrow(void);
+// Runs fn(ctx) under a trap: false if it ended in an error, whose text is
+// then in diag_last_error (printed too, unless quiet).
+bool diag_attempt(void (*fn)(void *ctx), void *ctx, bool quiet);
 
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);

@@ -10,33 +10,8 @@ compared are errors; the exact crossover is the first size at which
 import json
 import os
 import shlex
-import subprocess
-import sys
-import tempfile
 
-VECBSP = sys.argv[1]
-failed = []
-
-
-def run(*args):
-    return subprocess.run([VECBSP, *args], capture_output=True, text=True)
-
-
-def check(ok, what):
-    if not ok:
-        failed.append(what)
-        print("FAIL:", what)
-
-
-tmp = tempfile.mkdtemp()
-
-
-def program(name, text):
-    path = os.path.join(tmp, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
+from harness import check, finish, program, run
 
 # The maximum prefix sum is not the maximum segment sum.
 prefix_max = program("prefix_max.vec", "param n\ninput x : [n]int\nmain = fold max (map (fold (+)) (inits x))\n")
@@ -116,4 +91,4 @@ if done.returncode == 0:
         check(costs[(n, becomes)] < costs[(n, was)] and costs[(n - 1, becomes)] >= costs[(n - 1, was)],
               f"crossover at n = {n}: {costs}")
 
-sys.exit(1 if failed else 0)
+finish()

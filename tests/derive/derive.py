@@ -10,23 +10,8 @@ gives it, each step one law; -o writes a complete program that runs."""
 import json
 import os
 import random
-import subprocess
-import sys
-import tempfile
 
-VECBSP = sys.argv[1]
-failed = []
-tmp = tempfile.mkdtemp()
-
-
-def check(ok, what):
-    if not ok:
-        failed.append(what)
-        print("FAIL:", what)
-
-
-def run(*args):
-    return subprocess.run([VECBSP, *args], capture_output=True, text=True)
+from harness import check, finish, program, run, tmp
 
 
 def cost(path, n):
@@ -47,9 +32,7 @@ if done.returncode == 0:
     steps = d["steps"]
     check(len(steps) >= 2 and "law" not in steps[0] and all("law" in s for s in steps[1:]), f"the chain: {steps}")
     for k, s in enumerate(steps):
-        path = os.path.join(tmp, f"step{k}.vec")
-        with open(path, "w") as f:
-            f.write(s["program"])
+        path = program(f"step{k}.vec", s["program"])
         c = cost(path, 2400)
         check(abs(c - s["seconds"]) <= 1e-9 * c, f"step {k}: derive says {s['seconds']}, cost says {c}")
         check(run("check", path).returncode == 0, f"step {k} does not check")
@@ -73,4 +56,4 @@ check(done.returncode == 1 and "error:" in done.stderr, f"derive without -D: {do
 done = run("derive", "examples/mss5.vec", "-D", "n=100")
 check(done.returncode == 0 and "nothing cheaper found" in done.stdout, f"derive mss5: {done.stdout} {done.stderr}")
 
-sys.exit(1 if failed else 0)
+finish()

@@ -3,36 +3,17 @@
 given to fold and prefix. A counterexample it prints is recomputed here in
 Python from the operator's definition; associative operators (the mss
 paper's otimes, +, max, vector sums) raise no warning."""
-import os
 import re
-import subprocess
-import sys
-import tempfile
 
-VECBSP = sys.argv[1]
-failed = []
-tmp = tempfile.mkdtemp()
+from harness import check, finish, program, run
 
 
-def check(ok, what):
-    if not ok:
-        failed.append(what)
-        print("FAIL:", what)
-
-
-def program(name, main, defs=""):
-    path = os.path.join(tmp, name)
-    with open(path, "w") as f:
-        f.write(f"param n\ninput x : [n]int\n{defs}main = {main}\n")
-    return path
-
-
-def run(*args):
-    return subprocess.run([VECBSP, *args], capture_output=True, text=True)
+def int_program(name, main, defs=""):
+    return program(name, f"param n\ninput x : [n]int\n{defs}main = {main}\n")
 
 
 # Not associative: max (a + b) 0, as the mss paper printed its operator.
-clipped = program("clipped.vec", "fold (\\a b -> max (a + b) 0) x")
+clipped = int_program("clipped.vec", "fold (\\a b -> max (a + b) 0) x")
 done = run("check", clipped)
 check(done.returncode == 0 and "warning: the operator given to fold is not associative" in done.stderr,
       f"check of max (a + b) 0: {done.returncode} {done.stderr!r}")
@@ -51,7 +32,7 @@ check(done.returncode == 1 and ": error: the operator given to fold is not assoc
       and not done.stdout, f"check --strict: {done.returncode} {done.stderr!r}")
 
 # Subtraction under prefix, through a def.
-minus = program("minus.vec", "prefix sub x", "def sub a b = a - b\n")
+minus = int_program("minus.vec", "prefix sub x", "def sub a b = a - b\n")
 done = run("check", minus)
 check("warning: the operator given to prefix is not associative" in done.stderr, f"prefix of -: {done.stderr!r}")
 
@@ -64,10 +45,10 @@ for name, main, defs in (
         ("vectors.vec", "fold (\\a b -> pair_map (+) (a, b)) (map (\\y -> [y, 2 * y]) x)", ""),
         # An operator that reads data is left to run time, not tested here.
         ("captured.vec", "map (\\k -> fold (\\a b -> a + b - k) x) x", "")):
-    done = run("check", program(name, main, defs), "--strict")
+    done = run("check", int_program(name, main, defs), "--strict")
     check(done.returncode == 0 and "warning" not in done.stderr, f"{name}: {done.returncode} {done.stderr!r}")
 for k in (1, 2, 3, 4, 5):
     done = run("check", f"examples/mss{k}.vec", "--strict")
     check(done.returncode == 0 and not done.stderr, f"mss{k}: {done.stderr!r}")
 
-sys.exit(1 if failed else 0)
+finish()

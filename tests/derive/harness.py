@@ -1,0 +1,35 @@
+"""harness.py: what the derive tests share: vecbsp (the first argument) run
+on arguments, checks that collect failures, programs written to a temporary
+directory that is removed at exit."""
+import atexit
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+VECBSP = sys.argv[1]
+tmp = tempfile.mkdtemp(prefix="vecbsp-test-")
+atexit.register(shutil.rmtree, tmp, True)
+failed = []
+
+
+def run(*args):
+    return subprocess.run([VECBSP, *args], capture_output=True, text=True)
+
+
+def check(ok, what):
+    if not ok:
+        failed.append(what)
+        print("FAIL:", what)
+
+
+def program(name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def finish():
+    sys.exit(1 if failed else 0)
