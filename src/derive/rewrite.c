@@ -79,8 +79,8 @@ static char *map_fusion(Rules *r, Node *n) {
   Node *outer[2], *inner[2];
   if (!applies(n, B_MAP, 2, outer) || !applies(outer[1], B_MAP, 2, inner)) return NULL;
   char *v = fresh(r, "v");
-  return arena_printf(r->arena, "(map (\\%s -> %s (%s %s)) %s)", v, text(r, outer[0]), text(r, inner[0]), v,
-                      text(r, inner[1]));
+  return arena_printf(r->arena, "(map (\\%s -> %s (%s %s)) %s)", v, print_head(r->arena, outer[0]),
+                      print_head(r->arena, inner[0]), v, text(r, inner[1]));
 }
 
 // (\x -> b) e = b[x := e], when x occurs once in b or e is a name or literal.

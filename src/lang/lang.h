@@ -162,7 +162,8 @@ Node *parse_expression(Arena *a, const Source *src);
 
 // The text to print for n instead of n itself, or NULL to print n as it is.
 typedef const char *(*PrintHook)(void *ctx, Node *n);
-char *print_expr(Arena *a, Node *n, PrintHook hook, void *ctx);
+char *print_expr(Arena *a, Node *n, PrintHook hook, void *ctx);  // an atom: in parentheses if compound
+char *print_head(Arena *a, Node *n);  // the function of an application: `fold max`, not `(fold max)`
 // The whole program: params, inputs as declared, defs, main.
 char *print_program(Arena *a, Program *prog, PrintHook hook, void *ctx);
 

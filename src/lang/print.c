@@ -79,10 +79,25 @@ static char *bare(Printer *pr, Node *n) {
   return "?";
 }
 
+// Does the "(" that opens text close at its end (so that the parentheses
+// wrap all of it)?
+static bool wrapped(const char *text) {
+  size_t len = strlen(text);
+  if (len < 2 || text[0] != '(' || text[len - 1] != ')') return false;
+  int depth = 0;
+  for (size_t i = 0; i < len; i++) {
+    depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+    if (depth == 0 && i + 1 < len) return false;
+  }
+  return true;
+}
+
 // n where an expression of level allowed may stand: in parentheses if it
-// binds more loosely. A hook's text is inserted as it is (an atom).
+// binds more loosely. A hook's text is an atom, inserted as it is, less
+// its outer parentheses where anything may stand.
 static char *expr(Printer *pr, Node *n, Level allowed) {
   const char *hooked = pr->hook ? pr->hook(pr->ctx, n) : NULL;
+  if (hooked && allowed == LOOSE && wrapped(hooked)) return arena_strndup(pr->arena, hooked + 1, strlen(hooked) - 2);
   if (hooked) return arena_printf(pr->arena, "%s", hooked);
   char *text = bare(pr, n);
   return level(n) > allowed ? arena_printf(pr->arena, "(%s)", text) : text;
@@ -91,6 +106,11 @@ static char *expr(Printer *pr, Node *n, Level allowed) {
 char *print_expr(Arena *a, Node *n, PrintHook hook, void *ctx) {
   Printer pr = {a, hook, ctx};
   return expr(&pr, n, ATOM);
+}
+
+char *print_head(Arena *a, Node *n) {
+  Printer pr = {a, NULL, NULL};
+  return expr(&pr, n, APPLICATION);
 }
 
 static char *input_type(Printer *pr, InputType *t) {
