@@ -12,10 +12,7 @@ int cmd_check(int argc, char **argv) {
   char *type;
   Program *prog = cli_load_program(a, opt.files[0], &type);
   LawReport laws = laws_check(a, prog, opt.ndefines ? cli_bind_params(a, prog, &opt) : NULL);
-  for (int i = 0; i < laws.nviolations; i++) {
-    if (opt.strict) error_at(laws.violations[i].where, "%s", laws.violations[i].text);
-    warn_at(laws.violations[i].where, "%s", laws.violations[i].text);
-  }
+  laws_print(&laws, opt.strict);
   printf("main : %s\n", type);
   arena_free(a);
   return 0;

@@ -72,7 +72,7 @@ int cmd_compare(int argc, char **argv) {
   for (int j = 0; j < opt.nfiles; j++) {
     progs[j] = cli_load_program(a, opt.files[j], NULL);
     LawReport laws = laws_check(a, progs[j], NULL);  // a program whose fold is not associative has no one meaning
-    for (int i = 0; i < laws.nviolations; i++) warn_at(laws.violations[i].where, "%s", laws.violations[i].text);
+    laws_print(&laws, false);
   }
   Agreement ag = agree_check(a, progs, opt.nfiles, opt.has_seed ? opt.seed : 1, AGREE_BUDGET_SECONDS);
   json_t *report = opt.json ? agreement_json(a, progs, opt.nfiles, &ag) : NULL;

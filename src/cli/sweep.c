@@ -126,15 +126,20 @@ static void warn_machine_once(Sweep *sw) {
   cost_warn_machine(&sw->machine, p, sw->opt.measure ? sw->opt.backend : NULL);
 }
 
+// o with -D name=value added.
+static Options with_define(Arena *a, Options o, const char *name, int64_t value) {
+  const char **defines = arena_calloc(a, (size_t)o.ndefines + 2, sizeof *defines);
+  if (o.ndefines) memcpy((void *)defines, o.defines, (size_t)o.ndefines * sizeof *defines);
+  defines[o.ndefines++] = arena_printf(a, "%s=%lld", name, (long long)value);
+  o.defines = defines;
+  return o;
+}
+
 // The options of point i: the -D given plus the varied params.
 static Options point_options(Sweep *sw, Arena *a, int64_t i) {
   Options o = sw->opt;
-  const char **defines = arena_calloc(a, (size_t)(o.ndefines + sw->nranges) + 1, sizeof *defines);
-  if (o.ndefines) memcpy((void *)defines, o.defines, (size_t)o.ndefines * sizeof *defines);
   for (int r = 0; r < sw->nranges; r++)
-    if (!is_p(&sw->ranges[r]))
-      defines[o.ndefines++] = arena_printf(a, "%s=%lld", sw->ranges[r].name, (long long)range_value(&sw->ranges[r], i));
-  o.defines = defines;
+    if (!is_p(&sw->ranges[r])) o = with_define(a, o, sw->ranges[r].name, range_value(&sw->ranges[r], i));
   return o;
 }
 
@@ -274,11 +279,7 @@ static int64_t first_cheaper(Sweep *sw, int64_t i, int before, int after) {
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
     Arena *a = arena_new();
-    Options o = sw->opt;
-    const char **defines = arena_calloc(a, (size_t)o.ndefines + 1, sizeof *defines);
-    if (o.ndefines) memcpy((void *)defines, o.defines, (size_t)o.ndefines * sizeof *defines);
-    defines[o.ndefines++] = arena_printf(a, "%s=%lld", sw->ranges[0].name, (long long)mid);
-    o.defines = defines;
+    Options o = with_define(a, sw->opt, sw->ranges[0].name, mid);
     bool cheaper = predict_one(sw, after, sw->machine.p, &o).predicted < predict_one(sw, before, sw->machine.p, &o).predicted;
     arena_free(a);
     *(cheaper ? &hi : &lo) = mid;

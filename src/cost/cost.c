@@ -9,15 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 const char *cost_model_name(CostModel m) { return m == MODEL_PAPER ? "paper" : "exact"; }
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int ceil_log2(int p) {
   int k = 0;
@@ -231,14 +224,14 @@ static CostResult paper_result(Arena *arena, const CostRequest *req) {
 }
 
 CostResult cost_analyse(Arena *arena, const CostRequest *req) {
-  double t0 = now();
+  double t0 = clock_seconds();
   if (req->closed_form && req->model != MODEL_PAPER) fatal("--symbolic works with the paper model only");
   CostResult r = req->model == MODEL_EXACT ? exact_result(arena, req) : paper_result(arena, req);
   if (!r.W_form) {
     r.ops = r.W + r.H * req->machine.g + r.S * req->machine.l;
     if (!r.calibrated) r.seconds = r.ops / req->machine.s;
   }
-  r.analysis_seconds = now() - t0;
+  r.analysis_seconds = clock_seconds() - t0;
   return r;
 }
 

@@ -416,13 +416,13 @@ static Shape *binop(Ex *x, Ir *e) {
   x->now->ops++;
   if (e->lazy && known(a) && (a->n.k != 0) == (e->op == OP_OR)) return a;
   Shape *b = ev(x, e->b);
-  // gcc turns a multiplication by a literal into shifts and adds.
-  if (e->op == OP_DIV || e->op == OP_MOD) {
+  if (e->op == OP_DIV || e->op == OP_MOD) {  // as the C compiler divides (plan_division)
     Division d = plan_division(e);
     x->now->divs += d == DIVIDE;
     x->now->literal_divs += d == DIVIDE_BY_RECIPROCAL;
   }
-  x->now->muls += e->op == OP_MUL && e->a->kind != IR_INT && e->b->kind != IR_INT;
+  // gcc turns a multiplication by a literal into shifts and adds.
+  x->now->muls += e->op == OP_MUL && !plan_int_literal(e->a) && !plan_int_literal(e->b);
   int64_t v;
   if (known(a) && known(b) && size_arith(e->op, a->n.k, b->n.k, &v)) return size(x, v);
   return shape_unit(&x->sh);

@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 // The sizes every param takes, smallest first: empty, one element, around a
 // few processes' blocks, and a little larger. Most wrong formulations show
@@ -16,13 +15,7 @@ static const int64_t sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 24, 33};
 enum { NSIZES = sizeof sizes / sizeof *sizes, SEEDS_PER_MODE = 3 };
 
 // How random values are drawn: as --random draws them, then rescaled.
-typedef enum { MODE_WIDE, MODE_SMALL, MODE_NEGATIVE, MODE_NON_NEGATIVE, NMODES } Draw;
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+typedef enum { DRAW_WIDE, DRAW_SMALL, DRAW_NEGATIVE, DRAW_NON_NEGATIVE, NDRAWS } Draw;
 
 //
 // The programs must take the same params and inputs.
@@ -60,16 +53,16 @@ static Value rescale(Arena *a, Value v, Draw mode) {
   switch (v.kind) {
   case V_INT:
     switch (mode) {
-    case MODE_SMALL: return value_int(v.i % 4);
-    case MODE_NEGATIVE: return value_int(-llabs(v.i) - 1);
-    case MODE_NON_NEGATIVE: return value_int(llabs(v.i));
+    case DRAW_SMALL: return value_int(v.i % 4);
+    case DRAW_NEGATIVE: return value_int(-llabs(v.i) - 1);
+    case DRAW_NON_NEGATIVE: return value_int(llabs(v.i));
     default: return v;
     }
   case V_FLOAT:
     switch (mode) {
-    case MODE_SMALL: return value_float(round(4 * v.f));
-    case MODE_NEGATIVE: return value_float(-fabs(v.f) - 0.5);
-    case MODE_NON_NEGATIVE: return value_float(fabs(v.f));
+    case DRAW_SMALL: return value_float(round(4 * v.f));
+    case DRAW_NEGATIVE: return value_float(-fabs(v.f) - 0.5);
+    case DRAW_NON_NEGATIVE: return value_float(fabs(v.f));
     default: return value_float(100 * v.f);
     }
   case V_PAIR: return value_pair(a, rescale(a, v.pair->a, mode), rescale(a, v.pair->b, mode));
@@ -128,45 +121,72 @@ typedef struct Checker {
   int **input_of;  // the same for inputs
 } Checker;
 
-// The first input whose value does not have the shape prog declares at
-// these params, or -1.
-static int other_shape(Arena *a, Program *prog, const int64_t *params, const Value *inputs) {
-  Value *declared = inputs_bind(a, prog, params, &(InputSpec){.has_seed = true});
-  for (int i = 0; i < prog->ninputs; i++)
-    if (!value_same_shape(declared[i], inputs[i])) return i;
-  return -1;
+// Values in the first program's order, in program j's.
+static int64_t *params_of(Checker *ck, int j, const int64_t *params) {
+  int64_t *mine = arena_calloc(ck->arena, (size_t)ck->progs[j]->nparams + 1, sizeof *mine);
+  for (int i = 0; i < ck->progs[0]->nparams; i++) mine[ck->param_of[j][i]] = params[i];
+  return mine;
 }
 
-// One program's run: the shapes of its inputs checked, then static shape
-// errors, then the interpreter.
+static Value *inputs_of(Checker *ck, int j, const Value *inputs) {
+  Value *mine = arena_calloc(ck->arena, (size_t)ck->progs[j]->ninputs + 1, sizeof *mine);
+  for (int i = 0; i < ck->progs[0]->ninputs; i++) mine[ck->input_of[j][i]] = inputs[i];
+  return mine;
+}
+
+// A program at some params: its inputs drawn, or its value computed (after
+// its static shape errors).
 typedef struct Run {
   Arena *arena;
   Program *prog;
-  int64_t *params;
-  Value *inputs;
-  int other_shape;  // an input of another shape than prog declares, or -1
-  Value value;
+  const int64_t *params;
+  uint64_t seed;  // draw: the inputs' seed
+  Value *inputs;  // draw: the result; evaluate: the inputs
+  Value value;    // evaluate: the result
 } Run;
 
-static void run(void *ctx) {
+static void draw(void *ctx) {
   Run *r = ctx;
-  r->other_shape = other_shape(r->arena, r->prog, r->params, r->inputs);
-  if (r->other_shape >= 0) return;
+  r->inputs = inputs_bind(r->arena, r->prog, r->params, &(InputSpec){.has_seed = true, .seed = r->seed});
+}
+
+static void evaluate(void *ctx) {
+  Run *r = ctx;
   cost_shape_check(r->prog, r->params);
   r->value = interp_run(r->arena, r->prog, r->params, r->inputs);
 }
 
+// "-D m=2 -D n=3"
+static char *params_args(Arena *a, Program *prog, const int64_t *params) {
+  char *text = "";
+  for (int i = 0; i < prog->nparams; i++)
+    text = arena_printf(a, "%s%s-D %s=%lld", text, *text ? " " : "", prog->params[i]->name, (long long)params[i]);
+  return text;
+}
+
+// Can the programs take inputs at these params, all of the same shapes?
+// false when the first cannot (a length it declares is negative there):
+// the point is skipped. Other shapes in another program are an error.
+static bool inputs_fit(Checker *ck, const int64_t *params) {
+  Run first = {ck->arena, ck->progs[0], params, 0, NULL, {0}};
+  if (!diag_attempt(draw, &first, true)) return false;
+  for (int j = 1; j < ck->n; j++) {
+    Run other = {ck->arena, ck->progs[j], params_of(ck, j, params), 0, NULL, {0}};
+    bool drawn = diag_attempt(draw, &other, true);
+    for (int i = 0; i < ck->progs[0]->ninputs; i++)
+      if (!drawn || !value_same_shape(first.inputs[i], other.inputs[ck->input_of[j][i]]))
+        fatal("the input '%s' has other shapes in %s than in %s at %s", ck->progs[0]->inputs[i]->name,
+              ck->progs[j]->src->name, ck->progs[0]->src->name,
+              params_args(ck->arena, ck->progs[0], params));
+  }
+  return true;
+}
+
 // Program j on case c: its value or its error, never an exit.
 static AgreeOutcome run_one(Checker *ck, int j, const AgreeCase *c) {
-  Program *prog = ck->progs[j], *first = ck->progs[0];
-  Run r = {ck->arena, prog, arena_calloc(ck->arena, (size_t)prog->nparams + 1, sizeof *r.params),
-           arena_calloc(ck->arena, (size_t)prog->ninputs + 1, sizeof *r.inputs), -1, {0}};
-  for (int i = 0; i < first->nparams; i++) r.params[ck->param_of[j][i]] = c->params[i];
-  for (int i = 0; i < first->ninputs; i++) r.inputs[ck->input_of[j][i]] = c->inputs[i];
-  if (!diag_attempt(run, &r, true)) return (AgreeOutcome){.failed = true, .error = arena_printf(ck->arena, "%s", diag_last_error)};
-  if (r.other_shape >= 0)
-    fatal("the input '%s' has another shape in %s than in %s at %s", prog->inputs[r.other_shape]->name, prog->src->name,
-          first->src->name, agree_case_args(ck->arena, first, c));
+  Run r = {ck->arena, ck->progs[j], params_of(ck, j, c->params), 0, inputs_of(ck, j, c->inputs), {0}};
+  if (!diag_attempt(evaluate, &r, true))
+    return (AgreeOutcome){.failed = true, .error = arena_printf(ck->arena, "%s", diag_last_error)};
   return (AgreeOutcome){.value = r.value};
 }
 
@@ -186,10 +206,10 @@ static bool differs(Checker *ck, const AgreeCase *c, AgreeOutcome *out, int *fir
   return false;
 }
 
+// At params where inputs_fit.
 static AgreeCase make_case(Checker *ck, const int64_t *params, uint64_t seed, Draw mode) {
   Program *first = ck->progs[0];
-  AgreeCase c = {arena_calloc(ck->arena, (size_t)first->nparams + 1, sizeof *c.params), NULL};
-  memcpy(c.params, params, (size_t)first->nparams * sizeof *params);
+  AgreeCase c = {params_of(ck, 0, params), NULL};
   Value *drawn = inputs_bind(ck->arena, first, c.params, &(InputSpec){.has_seed = true, .seed = seed});
   c.inputs = arena_calloc(ck->arena, (size_t)first->ninputs + 1, sizeof *c.inputs);
   for (int i = 0; i < first->ninputs; i++) c.inputs[i] = rescale(ck->arena, drawn[i], mode);
@@ -234,7 +254,7 @@ static int *index_map(Arena *a, Decl **from, int n, Decl **to, int m) {
 }
 
 Agreement agree_check(Arena *a, Program **progs, int n, uint64_t seed, double budget) {
-  double start = now();
+  double start = clock_seconds();
   Checker ck = {a, progs, n, arena_calloc(a, (size_t)n, sizeof(int *)), arena_calloc(a, (size_t)n, sizeof(int *))};
   for (int j = 0; j < n; j++) {
     if (j) check_alike(a, progs[0], progs[j]);
@@ -246,12 +266,13 @@ Agreement agree_check(Arena *a, Program **progs, int n, uint64_t seed, double bu
   int64_t *params = arena_calloc(a, (size_t)np + 1, sizeof *params);
   uint64_t state = seed;
   // Size points: every param at sizes[k], then (two params or more) mixed ones.
-  for (int k = 0; k < NSIZES && r.agree && now() - start < budget; k++)
+  for (int k = 0; k < NSIZES && r.agree && clock_seconds() - start < budget; k++)
     for (int mix = 0; mix < (np > 1 ? 3 : 1) && r.agree; mix++) {
       for (int i = 0; i < np; i++) params[i] = mix == 0 ? sizes[k] : sizes[random_next(&state) % (uint64_t)(k + 1)];
+      if (!inputs_fit(&ck, params)) continue;
       r.points++;
       for (int i = 0; i < np; i++) r.largest = params[i] > r.largest ? params[i] : r.largest;
-      for (int mode = 0; mode < NMODES && r.agree; mode++)
+      for (int mode = 0; mode < NDRAWS && r.agree; mode++)
         for (int s = 0; s < SEEDS_PER_MODE && r.agree; s++) {
           AgreeCase c = make_case(&ck, params, random_next(&state), (Draw)mode);
           r.cases++;
@@ -262,14 +283,12 @@ Agreement agree_check(Arena *a, Program **progs, int n, uint64_t seed, double bu
           }
         }
     }
-  r.seconds = now() - start;
+  r.seconds = clock_seconds() - start;
   return r;
 }
 
 char *agree_case_args(Arena *a, Program *prog, const AgreeCase *c) {
-  char *text = "";
-  for (int i = 0; i < prog->nparams; i++)
-    text = arena_printf(a, "%s%s-D %s=%lld", text, *text ? " " : "", prog->params[i]->name, (long long)c->params[i]);
+  char *text = params_args(a, prog, c->params);
   for (int i = 0; i < prog->ninputs; i++) {
     char *v = value_to_string(c->inputs[i]);
     text = arena_printf(a, "%s%s--input '%s=%s'", text, *text ? " " : "", prog->inputs[i]->name, v);

@@ -62,15 +62,16 @@ typedef struct LawViolation {
 } LawViolation;
 
 typedef struct LawReport {
-  int checked;               // operators that passed
-  LawViolation *violations;  // those that did not
-  int nviolations;
+  int checked;         // operators that passed
+  PtrVec violations;   // LawViolation *: those that did not
 } LawReport;
 
 // Tests every fold's and prefix's operator that reads no input and no
 // variable bound outside it (the others depend on the data) on random
 // values of its type; params by index (NULL: each 5).
 LawReport laws_check(Arena *a, Program *prog, const int64_t *params);
+// Each violation as a warning at its operator; strict: the first as an error.
+void laws_print(const LawReport *report, bool strict);
 // Does times distribute over plus, on both sides, on random values? Both
 // must read no data (false otherwise, or on a counterexample).
 bool laws_distribute(Arena *a, Program *prog, Node *times, Node *plus);
@@ -87,8 +88,8 @@ typedef struct Rewrite {
   char *text;        // the whole program after the rewrite
 } Rewrite;
 
-// Every rewrite of prog's main one law allows at one place, into *out.
-int rewrite_all(Arena *a, Program *prog, Rewrite **out);
+// Every rewrite of prog's main one law allows at one place (Rewrite *).
+PtrVec rewrite_all(Arena *a, Program *prog);
 
 //
 // search.c: a best-first search through the rewrites by predicted cost.

@@ -20,18 +20,14 @@ typedef struct Closure {
 } Closure;
 
 static bool binds_inside(Node *root, Node *binder) {
-  if (!root) return false;
   if (root == binder) return true;
-  Node *kids[] = {root->lhs, root->rhs, root->body, root->init, root->cond, root->then_, root->else_};
-  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
-    if (binds_inside(kids[i], binder)) return true;
-  for (int i = 0; i < root->nelems; i++)
-    if (binds_inside(root->elems[i], binder)) return true;
+  Node *kid;
+  for (int i = 0; (kid = node_kid(root, i)); i++)
+    if (binds_inside(kid, binder)) return true;
   return false;
 }
 
 static bool closed(Closure *c, Node *n) {
-  if (!n) return true;
   if (n->kind == N_VAR) {
     switch (n->ref) {
     case REF_LOCAL: return binds_inside(c->root, n->binder);
@@ -44,11 +40,9 @@ static bool closed(Closure *c, Node *n) {
     default: return true;
     }
   }
-  Node *kids[] = {n->lhs, n->rhs, n->body, n->init, n->cond, n->then_, n->else_};
-  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
-    if (!closed(c, kids[i])) return false;
-  for (int i = 0; i < n->nelems; i++)
-    if (!closed(c, n->elems[i])) return false;
+  Node *kid;
+  for (int i = 0; (kid = node_kid(n, i)); i++)
+    if (!closed(c, kid)) return false;
   return true;
 }
 
@@ -174,35 +168,44 @@ static void check_operator(Arena *a, Program *prog, const int64_t *params, Built
                               "f (f a b) c = %s but f a (f b c) = %s",
                               builtin_name(b), args, l, r);
     free(l), free(r);
-    LawViolation *more = arena_calloc(a, (size_t)report->nviolations + 1, sizeof *more);
-    if (report->nviolations) memcpy(more, report->violations, (size_t)report->nviolations * sizeof *more);
-    more[report->nviolations++] = (LawViolation){op->pos, text};
-    report->violations = more;
+    LawViolation *v = arena_alloc(a, sizeof *v);
+    *v = (LawViolation){op->pos, text};
+    ptrvec_push(a, &report->violations, v);
     return;
   }
   report->checked++;
 }
 
-// Every fold and prefix applied in n: its operator, the first argument.
-static void check_node(Arena *a, Program *prog, const int64_t *params, Node *n, LawReport *report) {
-  if (!n) return;
-  if (n->kind == N_APP) {
-    Node *head = n, *first = NULL;
-    while (head->kind == N_APP) first = head->rhs, head = head->lhs;
-    bool combines = head->kind == N_VAR && head->ref == REF_BUILTIN &&
-                    (head->builtin == B_FOLD || head->builtin == B_PREFIX);
-    if (combines && n->lhs == head) check_operator(a, prog, params, head->builtin, n, first, report);
+typedef struct Checks {
+  Arena *arena;
+  Program *prog;
+  const int64_t *params;
+  LawReport *report;
+} Checks;
+
+// A fold or prefix given its operator (whether or not its vector follows).
+static void check_node(Node *n, void *ctx) {
+  Checks *c = ctx;
+  static const Builtin combining[] = {B_FOLD, B_PREFIX};
+  Node *op;
+  for (size_t k = 0; k < sizeof combining / sizeof *combining; k++)
+    if (node_applies(n, combining[k], 1, &op)) check_operator(c->arena, c->prog, c->params, combining[k], n, op, c->report);
+}
+
+void laws_print(const LawReport *report, bool strict) {
+  for (int i = 0; i < report->violations.len; i++) {
+    const LawViolation *v = report->violations.data[i];
+    if (strict) error_at(v->where, "%s", v->text);
+    warn_at(v->where, "%s", v->text);
   }
-  Node *kids[] = {n->lhs, n->rhs, n->body, n->init, n->cond, n->then_, n->else_};
-  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++) check_node(a, prog, params, kids[i], report);
-  for (int i = 0; i < n->nelems; i++) check_node(a, prog, params, n->elems[i], report);
 }
 
 LawReport laws_check(Arena *a, Program *prog, const int64_t *params) {
   LawReport report = {0};
   int64_t *bound = arena_calloc(a, (size_t)prog->nparams + 1, sizeof *bound);
   for (int i = 0; i < prog->nparams; i++) bound[i] = params ? params[i] : LAW_PARAM;
-  for (int d = 0; d < prog->ndefs; d++) check_node(a, prog, bound, prog->defs[d]->body, &report);
-  check_node(a, prog, bound, prog->main->body, &report);
+  Checks c = {a, prog, bound, &report};
+  for (int d = 0; d < prog->ndefs; d++) node_visit(prog->defs[d]->body, check_node, &c);
+  node_visit(prog->main->body, check_node, &c);
   return report;
 }

@@ -8,8 +8,6 @@
 
 #include <string.h>
 
-enum { MAX_ARGS = 4 };
-
 typedef struct Rules {
   Arena *arena;
   Program *prog;
@@ -17,28 +15,11 @@ typedef struct Rules {
   int fresh;           // the last fresh name's number
 } Rules;
 
-//
-// Trees.
-//
-
-static bool is_builtin(Node *n, Builtin b) { return n->kind == N_VAR && n->ref == REF_BUILTIN && n->builtin == b; }
-
-// n as head applied to exactly nargs arguments, the head the builtin b.
-static bool applies(Node *n, Builtin b, int nargs, Node **args) {
-  int k = 0;
-  Node *head = n;
-  while (head->kind == N_APP && k < MAX_ARGS) head = head->lhs, k++;
-  if (k != nargs || !is_builtin(head, b)) return false;
-  for (Node *m = n; m->kind == N_APP; m = m->lhs) args[--k] = m->rhs;
-  return true;
-}
-
+// How often the variable bound by binder occurs in n.
 static int occurrences(Node *n, Node *binder) {
-  if (!n) return 0;
   int k = n->kind == N_VAR && n->ref == REF_LOCAL && n->binder == binder;
-  Node *kids[] = {n->lhs, n->rhs, n->body, n->init, n->cond, n->then_, n->else_};
-  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++) k += occurrences(kids[i], binder);
-  for (int i = 0; i < n->nelems; i++) k += occurrences(n->elems[i], binder);
+  Node *kid;
+  for (int i = 0; (kid = node_kid(n, i)); i++) k += occurrences(kid, binder);
   return k;
 }
 
@@ -77,7 +58,7 @@ static char *fresh(Rules *r, const char *stem) {
 // map f (map g x) = map (f . g) x
 static char *map_fusion(Rules *r, Node *n) {
   Node *outer[2], *inner[2];
-  if (!applies(n, B_MAP, 2, outer) || !applies(outer[1], B_MAP, 2, inner)) return NULL;
+  if (!node_applies(n, B_MAP, 2, outer) || !node_applies(outer[1], B_MAP, 2, inner)) return NULL;
   char *v = fresh(r, "v");
   return arena_printf(r->arena, "(map (\\%s -> %s (%s %s)) %s)", v, print_head(r->arena, outer[0]),
                       print_head(r->arena, inner[0]), v, text(r, inner[1]));
@@ -95,14 +76,14 @@ static char *beta(Rules *r, Node *n) {
 // map f (redconcat xs) = redconcat (map (map f) xs)
 static char *map_promotion(Rules *r, Node *n) {
   Node *m[2], *c[1];
-  if (!applies(n, B_MAP, 2, m) || !applies(m[1], B_REDCONCAT, 1, c)) return NULL;
+  if (!node_applies(n, B_MAP, 2, m) || !node_applies(m[1], B_REDCONCAT, 1, c)) return NULL;
   return arena_printf(r->arena, "(redconcat (map (map %s) %s))", text(r, m[0]), text(r, c[0]));
 }
 
 // fold op (redconcat xs) = fold op (map (fold op) xs), xs of non-empty vectors
 static char *fold_promotion(Rules *r, Node *n) {
   Node *f[2], *c[1];
-  if (!applies(n, B_FOLD, 2, f) || !applies(f[1], B_REDCONCAT, 1, c)) return NULL;
+  if (!node_applies(n, B_FOLD, 2, f) || !node_applies(f[1], B_REDCONCAT, 1, c)) return NULL;
   char *op = text(r, f[0]);
   return arena_printf(r->arena, "(fold %s (map (fold %s) %s))", op, op, text(r, c[0]));
 }
@@ -115,9 +96,9 @@ static char *fold_promotion(Rules *r, Node *n) {
 //   with odot' a b = (fst a times fst b, snd a plus (fst a times snd b)).
 static char *horner(Rules *r, Node *n) {
   Node *f[2], *m[2], *g[2], *seg[1];
-  if (!applies(n, B_FOLD, 2, f) || !applies(f[1], B_MAP, 2, m) || !applies(m[0], B_FOLD, 1, g)) return NULL;
-  bool tails = applies(m[1], B_TAILS, 1, seg);
-  if (!tails && !applies(m[1], B_INITS, 1, seg)) return NULL;
+  if (!node_applies(n, B_FOLD, 2, f) || !node_applies(f[1], B_MAP, 2, m) || !node_applies(m[0], B_FOLD, 1, g)) return NULL;
+  bool tails = node_applies(m[1], B_TAILS, 1, seg);
+  if (!tails && !node_applies(m[1], B_INITS, 1, seg)) return NULL;
   if (!laws_distribute(r->arena, r->prog, g[0], f[0])) return NULL;
   char *plus = text(r, f[0]), *times = text(r, g[0]), *a = fresh(r, "a"), *b = fresh(r, "b"), *y = fresh(r, "y");
   char *second = tails ? arena_printf(r->arena, "%s (%s (snd %s) (fst %s)) (snd %s)", plus, times, a, b, b)
@@ -126,27 +107,22 @@ static char *horner(Rules *r, Node *n) {
                       times, a, b, second, y, y, y, text(r, seg[0]));
 }
 
-// The part of body that is fold op v or fold op (map h v) for the variable
-// of lam, if v occurs nowhere else; its pieces in op, h (NULL: no map).
+// The first part of body that is fold op v or fold op (map h v) for the
+// variable v of lam; its pieces in op, h (NULL: no map). The caller checks
+// that v occurs nowhere else.
 static Node *fold_of(Node *body, Node *lam, Node **op, Node **h) {
-  if (!body) return NULL;
   Node *f[2], *m[2];
-  if (applies(body, B_FOLD, 2, f)) {
-    Node *arg = f[1];
-    *h = applies(arg, B_MAP, 2, m) ? m[0] : NULL;
-    Node *v = *h ? m[1] : arg;
-    if (v->kind == N_VAR && v->ref == REF_LOCAL && v->binder == lam && occurrences(f[0], lam) == 0 &&
-        (!*h || occurrences(*h, lam) == 0)) {
+  if (node_applies(body, B_FOLD, 2, f)) {
+    *h = node_applies(f[1], B_MAP, 2, m) ? m[0] : NULL;
+    Node *v = *h ? m[1] : f[1];
+    if (v->kind == N_VAR && v->ref == REF_LOCAL && v->binder == lam) {
       *op = f[0];
       return body;
     }
   }
-  Node *kids[] = {body->lhs, body->rhs, body->body, body->init, body->cond, body->then_, body->else_};
-  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++) {
-    Node *found = fold_of(kids[i], lam, op, h);
-    if (found) return found;
-  }
-  return NULL;
+  Node *kid, *found = NULL;
+  for (int i = 0; !found && (kid = node_kid(body, i)); i++) found = fold_of(kid, lam, op, h);
+  return found;
 }
 
 // The scan lemma: the folds of every prefix are a prefix.
@@ -154,7 +130,7 @@ static Node *fold_of(Node *body, Node *lam, Node **op, Node **h) {
 // when v occurs only there (map (fold op) (inits x) = prefix op x).
 static char *scan_lemma(Rules *r, Node *n) {
   Node *m[2], *seg[1], *op, *h;
-  if (!applies(n, B_MAP, 2, m) || !applies(m[1], B_INITS, 1, seg)) return NULL;
+  if (!node_applies(n, B_MAP, 2, m) || !node_applies(m[1], B_INITS, 1, seg)) return NULL;
   Node *f = m[0];
   if (f->kind == N_LAM) {
     Node *part = fold_of(f->body, f, &op, &h);
@@ -167,7 +143,7 @@ static char *scan_lemma(Rules *r, Node *n) {
                         scanned);
   }
   Node *g[1];
-  if (!applies(f, B_FOLD, 1, g)) return NULL;
+  if (!node_applies(f, B_FOLD, 1, g)) return NULL;
   return arena_printf(r->arena, "(prefix %s %s)", text(r, g[0]), text(r, seg[0]));
 }
 
@@ -186,38 +162,25 @@ enum { NRULES = sizeof rules / sizeof *rules };
 
 typedef struct Collect {
   Rules *rules;
-  Rewrite *out;
-  int n, cap;
+  PtrVec out;  // Rewrite *
 } Collect;
 
-static void try_rules(Collect *c, Node *n) {
+static void try_rules(Node *n, void *ctx) {
+  Collect *c = ctx;
   Rules *r = c->rules;
   for (int k = 0; k < NRULES; k++) {
     char *replacement = rules[k].apply(r, n);
     if (!replacement) continue;
-    if (c->n == c->cap) {
-      c->cap = c->cap ? 2 * c->cap : 16;
-      Rewrite *more = arena_calloc(r->arena, (size_t)c->cap, sizeof *more);
-      if (c->n) memcpy(more, c->out, (size_t)c->n * sizeof *more);
-      c->out = more;
-    }
+    Rewrite *rw = arena_alloc(r->arena, sizeof *rw);
     Subst s = {.target = n, .target_text = replacement};
-    c->out[c->n++] = (Rewrite){rules[k].law, text(r, n), print_program(r->arena, r->prog, subst_hook, &s)};
+    *rw = (Rewrite){rules[k].law, text(r, n), print_program(r->arena, r->prog, subst_hook, &s)};
+    ptrvec_push(r->arena, &c->out, rw);
   }
 }
 
-static void visit(Collect *c, Node *n) {
-  if (!n) return;
-  try_rules(c, n);
-  Node *kids[] = {n->lhs, n->rhs, n->body, n->init, n->cond, n->then_, n->else_};
-  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++) visit(c, kids[i]);
-  for (int i = 0; i < n->nelems; i++) visit(c, n->elems[i]);
-}
-
-int rewrite_all(Arena *a, Program *prog, Rewrite **out) {
+PtrVec rewrite_all(Arena *a, Program *prog) {
   Rules r = {a, prog, print_program(a, prog, NULL, NULL), 0};
-  Collect c = {&r, NULL, 0, 0};
-  visit(&c, prog->main->body);
-  *out = c.out;
-  return c.n;
+  Collect c = {&r, {0}};
+  node_visit(prog->main->body, try_rules, &c);
+  return c.out;
 }

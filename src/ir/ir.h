@@ -195,6 +195,8 @@ bool plan_full_in_place(const Region *r, Type *t);
 // do, and vectors of rows of them if the rows are of one length and follow
 // each other in memory (the sender checks; codegen.c, block_helpers).
 bool plan_sent_in_place(Type *t);
+// Is e an integer literal, negated or not (a constant to the C compiler)?
+bool plan_int_literal(const Ir *e);
 // How the compiled code divides for e, a / or %: by a power of two integer
 // literal with shifts, by another literal with a multiplication by its
 // reciprocal and shifts, by anything else (a float too) with a division.

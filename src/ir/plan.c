@@ -315,9 +315,13 @@ static void find_vector_folds(Ir *e, void *unused) {
 // functions (and so read the captured data) after a barrier.
 //
 
+bool plan_int_literal(const Ir *e) {
+  return e->kind == IR_INT || (e->kind == IR_UNOP && e->op == OP_NEG && e->a->kind == IR_INT);
+}
+
 Division plan_division(const Ir *e) {
-  const Ir *d = e->b->kind == IR_UNOP && e->b->op == OP_NEG ? e->b->a : e->b;  // -8 is a literal to the C compiler
-  if (d->kind != IR_INT) return DIVIDE;
+  if (!plan_int_literal(e->b)) return DIVIDE;
+  const Ir *d = e->b->kind == IR_INT ? e->b : e->b->a;
   uint64_t m = d->ival < 0 ? -(uint64_t)d->ival : (uint64_t)d->ival;
   return m != 0 && (m & (m - 1)) == 0 ? DIVIDE_BY_SHIFTS : DIVIDE_BY_RECIPROCAL;
 }

@@ -157,7 +157,18 @@ Program *parse_program(Arena *a, const Source *src);
 Node *parse_expression(Arena *a, const Source *src);
 
 //
-// print.c: a tree back to source text (every compound in parentheses).
+// tree.c: walking the tree.
+//
+
+// Child i of n (operands, then a vector literal's elements), NULL past the last.
+Node *node_kid(const Node *n, int i);
+// Calls visit on n and every node below it, parents first.
+void node_visit(Node *n, void (*visit)(Node *n, void *ctx), void *ctx);
+// Is n the builtin b applied to exactly nargs arguments? They go to args.
+bool node_applies(const Node *n, Builtin b, int nargs, Node **args);
+
+//
+// print.c: a tree back to source text, with the parentheses precedence needs.
 //
 
 // The text to print for n instead of n itself, or NULL to print n as it is.

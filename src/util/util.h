@@ -35,6 +35,12 @@ typedef struct PtrVec {
 void ptrvec_push(Arena *a, PtrVec *v, void *p);
 
 //
+// clock.c: elapsed time.
+//
+
+double clock_seconds(void);  // a monotonic clock, in seconds from an arbitrary start
+
+//
 // source.c: source texts and positions in them.
 //
 

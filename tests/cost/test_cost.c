@@ -656,15 +656,15 @@ static void test_calibration(void) {
   ExactCounts c = counts_of(a, prog, "n=10 m=7", 1, 0, &footprint);
   CHECK(c.elems == 10 + 10 * 7, "elements of fused loops: %lld", (long long)c.elems);
   CHECK(footprint == 10 * 7 + 10, "footprint: the input and the result stored: %g", footprint);
-  // Multiplications by a literal are shifts and adds, and so are divisions
-  // by a power of two (x / 2, x % -8); divisions by another literal are
+  // Multiplications by a literal (negated or not: x * -3) are shifts and
+  // adds, and so are divisions by a power of two (x / 2, x % -8); divisions by another literal are
   // counted apart (a multiplication by the reciprocal); the others are muls
   // and divs, whatever the float divisor.
   prog = load_text(a, "param n\ninput v : [n]int\ninput w : [n]float\n"
-                      "main = (fold (+) (map (\\x -> x * x + 3 * x + x * 5 + x / 2 + x % -8 + x / 7 + x % (x + 1)) v),\n"
+                      "main = (fold (+) (map (\\x -> x * x + 3 * x + x * 5 + x * -3 + x / 2 + x % -8 + x / 7 + x % (x + 1)) v),\n"
                       "        fold (+) (map (\\y -> y / 2.0) w))\n");
   c = counts_of(a, prog, "n=10", 1, 0, NULL);
-  CHECK(c.muls == 10 && c.literal_divs == 10 && c.divs == 20 && c.ops == 10 * 15 + 9 + 10 + 9,
+  CHECK(c.muls == 10 && c.literal_divs == 10 && c.divs == 20 && c.ops == 10 * 18 + 9 + 10 + 9,
         "muls %lld literal divs %lld divs %lld ops %lld", (long long)c.muls, (long long)c.literal_divs, (long long)c.divs,
         (long long)c.ops);
   // Messages at p = 2: a block of rows of one length goes by its stride (a

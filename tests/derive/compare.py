@@ -67,6 +67,15 @@ for b, words in ((other, "param"), (floats, "input 'x' is vec int in")):
           f"compare with {b}: {done.returncode} {done.stderr!r}")
 done = run("compare", prefix_max)
 check(done.returncode == 1 and "two programs" in done.stderr, f"one program: {done.stderr!r}")
+# An input of n - 1 elements has none at n = 0: that size is skipped, not an error.
+shorter = program("shorter.vec", "param n\ninput x : [n - 1]int\nmain = length x\n")
+mapped = program("mapped.vec", "param n\ninput x : [n - 1]int\nmain = length (map (\\y -> y) x)\n")
+done = run("compare", shorter, mapped, "--json")
+check(done.returncode == 0 and json.loads(done.stdout)["agree"], f"inputs of n - 1: {done.returncode} {done.stderr!r}")
+# The same input declared with other lengths: an error at the first size where they differ.
+done = run("compare", shorter, program("longer.vec", "param n\ninput x : [n]int\nmain = length x\n"))
+check(done.returncode == 1 and "error: the input 'x' has other shapes in" in done.stderr and "at -D n=1" in done.stderr,
+      f"inputs of other lengths: {done.returncode} {done.stderr!r}")
 
 # Floats agree within a tolerance: a sum, and a third of the sum of thrice.
 left = program("left.vec", "param n\ninput x : [n]float\nmain = fold (+) x\n")
