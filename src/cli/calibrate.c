@@ -23,6 +23,8 @@ static const CalProgram programs[] = {
     {"map", "param n\ninput v : [n]int\nmain = length (map (\\x -> x * 3 + 1) v)\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
     {"divide", "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> 1000003 / (x * x + 1) + x % (x * x + 2)) v)\n",
      {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
+    {"float divide", "param n\ninput v : [n]float\nmain = length (map (\\x -> 1.5 / (x * x + 1.0)) v)\n",
+     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
     {"selects", "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> max (x + 3) (7 - x) + min (x - 5) (2 - x)) v)\n",
      {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
     {"divide by literals", "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> x / 7 + x % 5) v)\n",

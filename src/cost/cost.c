@@ -101,6 +101,7 @@ static void local_counts(const ExactCounts *c, MemoryShares shares, double count
   split(count, CAL_UNPACKED, CAL_UNPACKED_MEM, (double)c->unpacked, shares.arrays);
   count[CAL_VECTORS] = (double)c->vectors;
   count[CAL_MULS] = (double)c->muls, count[CAL_LITERAL_DIVS] = (double)c->literal_divs;
+  count[CAL_FLOAT_DIVS] = (double)c->float_divs;
   for (int k = 0; k < LAT_CLASSES; k++) count[CAL_LAT_FAST + k] = (double)c->carried[k];
   count[CAL_EXITS] = (double)c->exits;
 }

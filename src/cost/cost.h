@@ -74,6 +74,7 @@ typedef struct ExactCounts {
   int64_t divs;    // of which / and % by a divisor that is not an integer literal
   int64_t muls;    // of which * with no literal operand (by a literal, the compiler shifts and adds)
   int64_t literal_divs;  // / and % by an integer literal: a multiplication by the reciprocal and shifts
+  int64_t float_divs;    // float / by anything but a power of two literal: a float division
   int64_t elems;   // skeleton loop iterations (elements mapped, operator applications, iter rounds)
   int64_t loads;   // 8-byte words read from stored arrays (a received block included)
   int64_t stores;  // 8-byte words written to stored arrays (results, copies, packing)

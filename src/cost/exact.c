@@ -420,6 +420,7 @@ static Shape *binop(Ex *x, Ir *e) {
     Division d = plan_division(e);
     x->now->divs += d == DIVIDE;
     x->now->literal_divs += d == DIVIDE_BY_RECIPROCAL;
+    x->now->float_divs += d == FLOAT_DIVIDE;
   }
   // gcc turns a multiplication by a literal into shifts and adds.
   x->now->muls += e->op == OP_MUL && !plan_int_literal(e->a) && !plan_int_literal(e->b);
@@ -575,9 +576,16 @@ static Shape *ev(Ex *x, Ir *e) {
     return len(v) ? slice(x, v, 1, len(v)) : v;
   }
   case IR_REDCONCAT: {
-    Shape *r = redconcat(x, ev(x, e->a));
-    x->now->loads += array_words(e->ty, len(r));
-    x->now->stores += array_words(e->ty, len(r));
+    // Each row's descriptor is read; rows of one length count as lying one
+    // after the other (only the running code can see whether they do),
+    // and their concatenation is a view of them; others are copied.
+    Shape *v = ev(x, e->a), *r = redconcat(x, v);
+    x->now->elems += len(v);
+    x->now->loads += 2 * len(v);
+    if (v->kind != SH_VEC || v->a->kind != SH_VEC) {
+      x->now->loads += array_words(e->ty, len(r));
+      x->now->stores += array_words(e->ty, len(r));
+    }
     return r;
   }
   case IR_DUMMYVEC: {

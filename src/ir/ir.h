@@ -197,10 +197,12 @@ bool plan_full_in_place(const Region *r, Type *t);
 bool plan_sent_in_place(Type *t);
 // Is e an integer literal, negated or not (a constant to the C compiler)?
 bool plan_int_literal(const Ir *e);
-// How the compiled code divides for e, a / or %: by a power of two integer
+// How the compiled code divides for e, a / or %: ints by a power of two
 // literal with shifts, by another literal with a multiplication by its
-// reciprocal and shifts, by anything else (a float too) with a division.
-typedef enum { DIVIDE_BY_SHIFTS, DIVIDE_BY_RECIPROCAL, DIVIDE } Division;
+// reciprocal and shifts, by anything else with an integer division; floats
+// by a power of two literal with a multiplication (the reciprocal is
+// exact), by anything else with a float division, a unit of its own.
+typedef enum { DIVIDE_BY_SHIFTS, DIVIDE_BY_RECIPROCAL, DIVIDE, FLOAT_BY_RECIPROCAL, FLOAT_DIVIDE } Division;
 Division plan_division(const Ir *e);
 // The skeleton an IR form applies (B_COUNT_ for the other forms).
 Builtin ir_builtin(IrKind k);

@@ -5,6 +5,7 @@
 // below, which the paper model (src/cost) asks too.
 #include "ir/ir.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef struct Planner {
@@ -128,7 +129,8 @@ static LatClass op_class(Ir *e) {
   case OP_MAX: case OP_MIN: return LAT_SELECT;
   case OP_MUL: return LAT_MUL;
   case OP_DIV: case OP_MOD:
-    return (LatClass[]){[DIVIDE_BY_SHIFTS] = LAT_FAST, [DIVIDE_BY_RECIPROCAL] = LAT_MUL, [DIVIDE] = LAT_DIV}[plan_division(e)];
+    return (LatClass[]){[DIVIDE_BY_SHIFTS] = LAT_FAST, [DIVIDE_BY_RECIPROCAL] = LAT_MUL, [DIVIDE] = LAT_DIV,
+                        [FLOAT_BY_RECIPROCAL] = LAT_FLOAT, [FLOAT_DIVIDE] = LAT_DIV}[plan_division(e)];
   case OP_ADD: case OP_SUB: return fp ? LAT_FLOAT : LAT_FAST;
   default: return LAT_FAST;
   }
@@ -319,7 +321,15 @@ bool plan_int_literal(const Ir *e) {
   return e->kind == IR_INT || (e->kind == IR_UNOP && e->op == OP_NEG && e->a->kind == IR_INT);
 }
 
+// A float literal, negated or not, whose reciprocal is exact.
+static bool power_of_two_float(const Ir *e) {
+  if (e->kind == IR_UNOP && e->op == OP_NEG) e = e->a;
+  int exp;
+  return e->kind == IR_FLOAT && isfinite(e->fval) && fabs(frexp(e->fval, &exp)) == 0.5;
+}
+
 Division plan_division(const Ir *e) {
+  if (e->a->ty->kind == T_FLOAT) return power_of_two_float(e->b) ? FLOAT_BY_RECIPROCAL : FLOAT_DIVIDE;
   if (!plan_int_literal(e->b)) return DIVIDE;
   const Ir *d = e->b->kind == IR_INT ? e->b : e->b->a;
   uint64_t m = d->ival < 0 ? -(uint64_t)d->ival : (uint64_t)d->ival;

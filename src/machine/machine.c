@@ -23,7 +23,7 @@ static const Machine local = {
             .unit = {[CAL_OPS] = 6.57e-11, [CAL_DIVS] = 1.29e-9, [CAL_ELEMS] = 1.14e-10, [CAL_LOADS] = 2.23e-11,
                      [CAL_STORES] = 5.96e-11, [CAL_LOADS_MEM] = 9.55e-11, [CAL_STORES_MEM] = 2.09e-10,
                      [CAL_UNPACKED] = 1.3e-10, [CAL_UNPACKED_MEM] = 3.51e-10, [CAL_VECTORS] = 1.66e-9,
-                     [CAL_MULS] = 1.04e-11, [CAL_LITERAL_DIVS] = 2.51e-10, [CAL_LAT_FAST] = 2.36e-10,
+                     [CAL_MULS] = 1.04e-11, [CAL_LITERAL_DIVS] = 2.51e-10, [CAL_FLOAT_DIVS] = 1.29e-9, [CAL_LAT_FAST] = 2.36e-10,
                      [CAL_LAT_SELECT] = 7.07e-10, [CAL_LAT_MUL] = 7.06e-10, [CAL_LAT_DIV] = 2.74e-9,
                      [CAL_LAT_FLOAT] = 4.68e-10, [CAL_EXITS] = 9.22e-9, [CAL_WORDS] = 1.56e-10,
                      [CAL_WORDS_MEM] = 3.53e-10, [CAL_BARRIERS] = 2.08e-7}}};
@@ -77,7 +77,7 @@ static void read_constants(Reader *r, json_t *obj, CostConstants *k) {
 }
 
 const char *const cal_term_names[CAL_TERMS] = {
-    "op", "div", "elem", "load", "store", "load_mem", "store_mem", "unpack", "unpack_mem", "vector", "mul", "literal_div", "lat_fast", "lat_select", "lat_mul", "lat_div", "lat_float",
+    "op", "div", "elem", "load", "store", "load_mem", "store_mem", "unpack", "unpack_mem", "vector", "mul", "literal_div", "float_div", "lat_fast", "lat_select", "lat_mul", "lat_div", "lat_float",
     "exit", "word", "word_mem", "barrier"};
 
 // "calibration": {"op": seconds, ...}: the exact model's per-unit times.
@@ -94,6 +94,8 @@ static void read_calibration(Reader *r, json_t *root, Machine *m) {
   }
   // Files of older probes priced a float add's latency as a multiplication's.
   if (!json_object_get(obj, "lat_float")) m->cal.unit[CAL_LAT_FLOAT] = m->cal.unit[CAL_LAT_MUL];
+  // ... and a float division as an integer one.
+  if (!json_object_get(obj, "float_div")) m->cal.unit[CAL_FLOAT_DIVS] = m->cal.unit[CAL_DIVS];
   // A unit is never cheaper than its twin (files of older probes may say
   // otherwise, or lack it): more from memory never predicts less.
   for (int t = 0; t < CAL_TERMS; t++)
