@@ -618,14 +618,24 @@ static const char *cg_vec_literal(Cg *g, Ir *e) {
   return r;
 }
 
+// The rows concatenated: where they lie one after the other in memory (a
+// matrix input, or rows a skeleton made), a view of them; otherwise a copy
+// (docs/compiler.md, "Data layout").
 static const char *cg_redconcat(Cg *g, Ir *e) {
-  const char *v = cg_expr(g, e->a), *n = temp(g), *k = temp(g), *o = temp(g);
+  const char *v = cg_expr(g, e->a), *n = temp(g), *k = temp(g), *o = temp(g), *run = temp(g);
   emit(g, "int64_t %s = 0, %s = 0;", n, o);
-  emit(g, "for (int64_t %s = 0; %s < %s.len; %s++) %s += %s.at[%s].len;", k, k, v, k, n, v, k);
-  const char *r = new_vec(g, e->ty, n);
+  emit(g, "bool %s = true; /* the rows follow each other in memory */", run);
+  open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", k, k, v, k);
+  emit(g, "%s = %s && (%s == 0 || %s.at[%s].at == %s.at[%s - 1].at + %s.at[%s - 1].len);", run, run, k, v, k, v, k, v, k);
+  emit(g, "%s += %s.at[%s].len;", n, v, k);
+  close_block(g);
+  const char *r = define_temp(g, e->ty, fmt(g, "{%s, %s.len ? %s.at[0].at : NULL}", n, v, v));
+  open_block(g, "if (!%s)", run);
+  emit(g, "%s.at = rt_array(%s, sizeof *%s.at);", r, n, r);
   open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", k, k, v, k);
   emit(g, "memcpy(%s.at + %s, %s.at[%s].at, (size_t)%s.at[%s].len * sizeof *%s.at);", r, o, v, k, v, k, r);
   emit(g, "%s += %s.at[%s].len;", o, v, k);
+  close_block(g);
   close_block(g);
   return r;
 }
