@@ -59,29 +59,53 @@ int calibration_twin(int term) {
   switch (term) {
   case CAL_LOADS_MEM: return CAL_LOADS;
   case CAL_STORES_MEM: return CAL_STORES;
+  case CAL_UNPACKED: return CAL_STORES;  // a word copied out of a message is stored
   case CAL_UNPACKED_MEM: return CAL_UNPACKED;
   case CAL_WORDS_MEM: return CAL_WORDS;
+  case CAL_DIVS: return CAL_LITERAL_DIVS;
   case CAL_LITERAL_DIVS: return CAL_MULS;
+  case CAL_FLOAT_DIVS: return CAL_MULS;
   default: return -1;
   }
 }
 
-// The runs as the fit sees them when a unit is its twin's unit plus
-// an excess: the twin's column counts both, the unit's own column the
-// excess; a twin not being fitted adds its time to the known part.
+// The runs as the fit sees them when a unit is its twin's unit plus an
+// excess (and its twin perhaps its own twin's plus another): each count
+// counts in its own column and in those of its twins being fitted, up to
+// the first twin not being fitted, whose unit is known.
 static void excess_runs(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], const double unit[CAL_TERMS],
                         CalibrationRun *out) {
   for (int r = 0; r < n; r++) {
     out[r] = runs[r];
     for (int m = 0; m < CAL_TERMS; m++) {
+      if (!fit[m]) continue;
       int c = calibration_twin(m);
-      if (c < 0 || !fit[m]) continue;
-      if (fit[c])
-        out[r].count[c] += runs[r].count[m];
-      else
-        out[r].known += unit[c] * runs[r].count[m];
+      for (; c >= 0 && fit[c]; c = calibration_twin(c)) out[r].count[c] += runs[r].count[m];
+      if (c >= 0) out[r].known += unit[c] * runs[r].count[m];
     }
   }
+}
+
+// A fitted unit is its excess over its twin: adds the twin's unit, once
+// the twin has its own.
+static void add_twins(int m, const bool fit[CAL_TERMS], bool done[CAL_TERMS], double unit[CAL_TERMS]) {
+  int c = calibration_twin(m);
+  if (done[m] || c < 0 || !fit[m]) return;
+  add_twins(c, fit, done, unit);
+  unit[m] += unit[c];
+  done[m] = true;
+}
+
+static double floored(double unit[CAL_TERMS], bool done[CAL_TERMS], int t) {
+  int c = calibration_twin(t);
+  if (c >= 0 && !done[t]) unit[t] = fmax(unit[t], floored(unit, done, c));
+  done[t] = true;
+  return unit[t];
+}
+
+void calibration_floor_twins(double unit[CAL_TERMS]) {
+  bool done[CAL_TERMS] = {0};
+  for (int t = 0; t < CAL_TERMS; t++) floored(unit, done, t);
 }
 
 CalibrationStatus calibration_fit(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], double unit[CAL_TERMS]) {
@@ -107,11 +131,10 @@ CalibrationStatus calibration_fit(const CalibrationRun *runs, int n, const bool 
   CalibrationStatus status = {0};
   for (int i = 0; i < CAL_TERMS; i++)
     if (fit[i]) unit[i] = fitted[i], status.of[i] = fitted[i] > 0 ? CAL_FITTED : CAL_UNDETERMINED;
+  bool done[CAL_TERMS] = {0};
   for (int m = 0; m < CAL_TERMS; m++) {
-    int c = calibration_twin(m);
-    if (c < 0 || !fit[m]) continue;
-    unit[m] += unit[c];
-    if (status.of[m] == CAL_UNDETERMINED) status.of[m] = CAL_BOUNDED;
+    if (fit[m] && calibration_twin(m) >= 0 && status.of[m] == CAL_UNDETERMINED) status.of[m] = CAL_BOUNDED;
+    add_twins(m, fit, done, unit);
   }
   return status;
 }

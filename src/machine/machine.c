@@ -92,14 +92,13 @@ static void read_calibration(Reader *r, json_t *root, Machine *m) {
     m->cal.unit[t] = number(r, obj, cal_term_names[t], 0, !newer);
     check(r, m->cal.unit[t] >= 0, "calibration times must not be negative");
   }
-  // Files of older probes priced a float add's latency as a multiplication's.
-  if (!json_object_get(obj, "lat_float")) m->cal.unit[CAL_LAT_FLOAT] = m->cal.unit[CAL_LAT_MUL];
-  // ... and a float division as an integer one.
-  if (!json_object_get(obj, "float_div")) m->cal.unit[CAL_FLOAT_DIVS] = m->cal.unit[CAL_DIVS];
   // A unit is never cheaper than its twin (files of older probes may say
   // otherwise, or lack it): more from memory never predicts less.
-  for (int t = 0; t < CAL_TERMS; t++)
-    if (calibration_twin(t) >= 0) m->cal.unit[t] = fmax(m->cal.unit[t], m->cal.unit[calibration_twin(t)]);
+  calibration_floor_twins(m->cal.unit);
+  // Files of older probes priced a float add's latency as a multiplication's,
+  // and a float division as an integer one.
+  if (!json_object_get(obj, "lat_float")) m->cal.unit[CAL_LAT_FLOAT] = m->cal.unit[CAL_LAT_MUL];
+  if (!json_object_get(obj, "float_div")) m->cal.unit[CAL_FLOAT_DIVS] = m->cal.unit[CAL_DIVS];
   m->cal.present = true;
 }
 

@@ -93,9 +93,13 @@ double calibration_local_seconds(const double unit[CAL_TERMS], const double coun
 double calibration_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
 
 // The unit a unit is bounded by, its twin, or -1: a memory-resident unit's
-// cache-resident one (load_mem: load, ..., word_mem: word), and a
-// division by a literal's multiplication (literal_div: mul).
+// cache-resident one (load_mem: load, ..., word_mem: word), a word
+// unpacked's store (unpack: store), a division by data's division by a
+// literal (div: literal_div), and a division's multiplication
+// (literal_div, float_div: mul). A twin may have its own twin.
 int calibration_twin(int term);
+// Raises every unit to at least its twin's (twins first).
+void calibration_floor_twins(double unit[CAL_TERMS]);
 
 // What a fit made of each unit.
 typedef enum {

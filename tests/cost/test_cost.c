@@ -860,12 +860,39 @@ static void test_twins(void) {
   for (int r = 0; r < n; r++) runs[r].known = 1e-9 * runs[r].count[CAL_ELEMS] + 2e-9 * runs[r].count[CAL_LOADS];
   calibration_fit(runs, n, (bool[CAL_TERMS]){[CAL_LOADS_MEM] = true}, known);
   CHECK(close_to(known[CAL_LOADS_MEM] * 1e9, 5), "load_mem fitted beside a known load: %g", known[CAL_LOADS_MEM]);
+  // A chain of twins (div over literal_div over mul): runs that divide by
+  // data but never by a literal nor multiply leave literal_div and mul
+  // undetermined; div is fitted as made, the others bounded (mul has no
+  // twin: an excess over op of 0).
+  for (int r = 0; r < 6; r++) {
+    runs[r] = (CalibrationRun){.count = {[CAL_ELEMS] = 1000 * (r + 1), [CAL_DIVS] = 300 * (r % 3 + 1)}};
+    runs[r].seconds = 1e-9 * runs[r].count[CAL_ELEMS] + 4e-9 * runs[r].count[CAL_DIVS];
+  }
+  double chain[CAL_TERMS] = {0};
+  st = calibration_fit(runs, 6, (bool[CAL_TERMS]){[CAL_ELEMS] = true, [CAL_DIVS] = true, [CAL_LITERAL_DIVS] = true, [CAL_MULS] = true},
+                       chain);
+  CHECK(close_to(chain[CAL_DIVS] * 1e9, 4) && close_to(chain[CAL_ELEMS] * 1e9, 1) && chain[CAL_LITERAL_DIVS] == 0 &&
+            st.of[CAL_DIVS] == CAL_FITTED && st.of[CAL_LITERAL_DIVS] == CAL_BOUNDED && st.of[CAL_MULS] == CAL_UNDETERMINED,
+        "chained twins: div %g literal_div %g (%d %d %d)", chain[CAL_DIVS], chain[CAL_LITERAL_DIVS], st.of[CAL_DIVS],
+        st.of[CAL_LITERAL_DIVS], st.of[CAL_MULS]);
+  // Multiplications dearer than divisions by data in the runs: div is
+  // bounded by the chain above it, through literal_div, never below mul.
+  for (int r = 0; r < 6; r++) {
+    runs[r] = (CalibrationRun){.count = {[CAL_ELEMS] = 1000 * (r + 1), [CAL_MULS] = 200 * (r % 2 + 1), [CAL_DIVS] = 300 * (r % 3 + 1)}};
+    runs[r].seconds = 1e-9 * runs[r].count[CAL_ELEMS] + 3e-9 * runs[r].count[CAL_MULS] + 1e-9 * runs[r].count[CAL_DIVS];
+  }
+  memset(chain, 0, sizeof chain);
+  st = calibration_fit(runs, 6, (bool[CAL_TERMS]){[CAL_ELEMS] = true, [CAL_DIVS] = true, [CAL_LITERAL_DIVS] = true, [CAL_MULS] = true},
+                       chain);
+  CHECK(chain[CAL_DIVS] >= chain[CAL_LITERAL_DIVS] && chain[CAL_LITERAL_DIVS] >= chain[CAL_MULS] && chain[CAL_MULS] > 0,
+        "div %g >= literal_div %g >= mul %g", chain[CAL_DIVS], chain[CAL_LITERAL_DIVS], chain[CAL_MULS]);
   // A machine file that prices memory below the cache is read with the cache's price.
   char path[] = "/tmp/vecbsp-twins-XXXXXX";  // a path: machine_select reads it as a file
   int fd = mkstemp(path);
   const char *text = "{\"p\": 2, \"g\": 1, \"l\": 100, \"s\": 1e9, \"calibration\": {\"op\": 0, \"div\": 0, "
-                     "\"elem\": 1e-9, \"load\": 3e-9, \"load_mem\": 1e-9, \"store\": 0, \"mul\": 0, \"lat_fast\": 0, "
-                     "\"lat_select\": 0, \"lat_mul\": 0, \"lat_div\": 0, \"exit\": 0, \"word\": 2e-9, \"barrier\": 1e-6}}";
+                     "\"elem\": 1e-9, \"load\": 3e-9, \"load_mem\": 1e-9, \"store\": 4e-10, \"mul\": 0, \"lat_fast\": 0, "
+                     "\"lat_select\": 0, \"lat_mul\": 0, \"lat_div\": 0, \"exit\": 0, \"word\": 2e-9, \"barrier\": 1e-6, "
+                     "\"literal_div\": 5e-10, \"unpack\": 1e-10}}";
   CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text), "writing %s", path);
   close(fd);
   Arena *a = arena_new();
@@ -873,6 +900,13 @@ static void test_twins(void) {
   unlink(path);
   CHECK(m.cal.unit[CAL_LOADS_MEM] == 3e-9 && m.cal.unit[CAL_WORDS_MEM] == 2e-9 && m.cal.unit[CAL_LOADS] == 3e-9,
         "read: load_mem %g, word_mem %g", m.cal.unit[CAL_LOADS_MEM], m.cal.unit[CAL_WORDS_MEM]);
+  // Through chains: div is at least literal_div (5e-10) and, the file having
+  // no float_div, so is float_div (priced as div); unpack_mem at least
+  // unpack, which is at least store (4e-10).
+  CHECK(m.cal.unit[CAL_DIVS] == 5e-10 && m.cal.unit[CAL_FLOAT_DIVS] == 5e-10 && m.cal.unit[CAL_UNPACKED] == 4e-10 &&
+            m.cal.unit[CAL_UNPACKED_MEM] == 4e-10,
+        "read through chains: div %g float_div %g unpack %g unpack_mem %g", m.cal.unit[CAL_DIVS], m.cal.unit[CAL_FLOAT_DIVS],
+        m.cal.unit[CAL_UNPACKED], m.cal.unit[CAL_UNPACKED_MEM]);
   arena_free(a);
 }
 
@@ -891,8 +925,7 @@ static void test_monotone(void) {
   for (int trial = 0; trial < 20000; trial++) {
     double unit[CAL_TERMS];
     for (int t = 0; t < CAL_TERMS; t++) unit[t] = (rand() % 4 == 0 ? 0 : rand() % 100) * 1e-10;
-    for (int t = 0; t < CAL_TERMS; t++)
-      if (calibration_twin(t) >= 0) unit[t] = unit[calibration_twin(t)] + (rand() % 3) * 1e-10;
+    calibration_floor_twins(unit);
     ExactCounts c = {0};
     for (size_t at = 0; at < offsetof(ExactCounts, invariant); at += sizeof(int64_t)) *(int64_t *)((char *)&c + at) = some_count();
     MemoryShares sh = {rand() % 5 / 4.0, rand() % 5 / 4.0, rand() % 5 / 4.0};
