@@ -61,6 +61,47 @@ static const int64_t *bind_some(Arena *a, Program *prog, const Options *opt, con
 
 static char *pos_text(Arena *a, Pos p) { return arena_printf(a, "%s:%d:%d", p.src->name, p.line, p.col); }
 
+// --symbolic: the forms hold from some value of one param on (where the
+// vectors they price by blocks are irregular); each value below is a case
+// of its own, the analysis with that value given.
+typedef struct Case {
+  Arena *arena;
+  const CostRequest *req;  // the forms' request
+  int param;
+  int64_t value;
+  CostResult r;            // the case's forms, when it has them
+  bool analysed;
+  const char *error;       // else why not
+} Case;
+
+static void analyse_case(void *ctx) {
+  Case *c = ctx;
+  CostRequest req = *c->req;
+  int n = req.prog->nparams;
+  int64_t *params = arena_calloc(c->arena, (size_t)n, sizeof *params);
+  bool *symbolic = arena_calloc(c->arena, (size_t)n, sizeof *symbolic);
+  memcpy(params, req.params, (size_t)n * sizeof *params);
+  memcpy(symbolic, req.symbolic, (size_t)n * sizeof *symbolic);
+  params[c->param] = c->value, symbolic[c->param] = false;
+  req.params = params, req.symbolic = symbolic;
+  c->r = cost_analyse(c->arena, &req);
+}
+
+static Case *closed_cases(Arena *a, const CostRequest *req, const CostResult *r, int *ncases) {
+  int param;
+  int64_t from;
+  *ncases = 0;
+  if (!r->valid_form || !cost_closed_from(r->closed, &param, &from)) return NULL;
+  Case *cases = arena_calloc(a, (size_t)from + 1, sizeof *cases);
+  for (int64_t v = from - 1; v >= 0; v--) {
+    Case *c = &cases[(*ncases)++];
+    *c = (Case){.arena = a, .req = req, .param = param, .value = v};
+    c->analysed = diag_attempt(analyse_case, c, true);
+    if (!c->analysed) c->error = arena_printf(a, "%s", diag_last_error);
+  }
+  return cases;
+}
+
 static void print_params(FILE *out, const Program *prog, const CostRequest *req, bool json) {
   bool first = true;
   for (int k = 0; k < prog->nparams; k++) {
@@ -100,6 +141,20 @@ static json_t *step_procs(const CostStep *st, int p) {
   return procs;
 }
 
+// W_form, H_form, S_form and the definitions of the names in them ("where").
+static void forms_json(json_t *obj, const CostResult *r) {
+  json_object_set_new(obj, "W_form", json_string(r->W_form));
+  json_object_set_new(obj, "H_form", json_string(r->H_form));
+  json_object_set_new(obj, "S_form", json_string(r->S_form));
+  json_t *where = json_array();
+  for (const char *s = r->where_form; s && *s;) {
+    size_t len = strcspn(s, "\n");
+    json_array_append_new(where, json_stringn(s, len));
+    s += len + (s[len] == '\n');
+  }
+  json_object_set_new(obj, "where", where);
+}
+
 static void print_json(FILE *out, Arena *a, const Program *prog, const CostRequest *req, const CostResult *r) {
   const Machine *m = &r->machine;
   json_t *params = json_object();
@@ -112,9 +167,18 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
                                              cost_json_number(m->s), "params", params));
   if (req->closed_form) {
     json_object_set_new(root, "symbolic", json_true());
-    json_object_set_new(root, "W_form", json_string(r->W_form));
-    json_object_set_new(root, "H_form", json_string(r->H_form));
-    json_object_set_new(root, "S_form", json_string(r->S_form));
+    forms_json(root, r);
+    if (r->valid_form) json_object_set_new(root, "valid_for", json_string(r->valid_form));
+    int ncases;
+    Case *cases = closed_cases(a, req, r, &ncases);
+    json_t *list = json_array();
+    for (int i = 0; i < ncases; i++) {
+      json_t *c = json_pack("{s:{s:I}}", "params", prog->params[cases[i].param]->name, (json_int_t)cases[i].value);
+      if (cases[i].analysed) forms_json(c, &cases[i].r);
+      else json_object_set_new(c, "error", json_string(cases[i].error));
+      json_array_append_new(list, c);
+    }
+    json_object_set_new(root, "cases", list);
   } else {
     json_t *steps = json_array();
     for (int i = 0; i < r->nsteps; i++) {
@@ -197,10 +261,32 @@ static void print_table(FILE *out, Arena *a, const CostResult *r) {
     fprintf(out, "predicted time = %.4g s (the cost at %s operations per second)\n", r->seconds, s);
 }
 
-static void print_forms(FILE *out, const CostResult *r) {
-  fprintf(out, "\nW = %s\nH = %s\nS = %s\ncost = W + g*H + l*S\n", r->W_form, r->H_form, r->S_form);
+static void print_form_lines(FILE *out, const CostResult *r) {
+  fprintf(out, "W = %s\nH = %s\nS = %s\n", r->W_form, r->H_form, r->S_form);
+  for (const char *s = r->where_form, *prefix = "where "; s && *s; prefix = "      ") {
+    size_t len = strcspn(s, "\n");
+    fprintf(out, "%s%.*s\n", prefix, (int)len, s);
+    s += len + (s[len] == '\n');
+  }
+}
+
+static void print_forms(FILE *out, Arena *a, const Program *prog, const CostRequest *req, const CostResult *r) {
+  fputc('\n', out);
+  print_form_lines(out, r);
+  fprintf(out, "cost = W + g*H + l*S%s%s\n", r->valid_form ? ", for " : "", r->valid_form ? r->valid_form : "");
   if (strstr(r->W_form, "log2") || strstr(r->H_form, "log2") || strstr(r->S_form, "log2"))
     fputs("(log2(p) stands for the base-2 logarithm of p rounded up)\n", out);
+  int ncases;
+  Case *cases = closed_cases(a, req, r, &ncases);
+  for (int i = 0; i < ncases; i++) {
+    fprintf(out, "\nat %s = %lld:", prog->params[cases[i].param]->name, (long long)cases[i].value);
+    if (!cases[i].analysed) {
+      fprintf(out, " no cost: %s\n", cases[i].error);
+      continue;
+    }
+    fputc('\n', out);
+    print_form_lines(out, &cases[i].r);
+  }
 }
 
 int cmd_cost(int argc, char **argv) {
@@ -225,7 +311,7 @@ int cmd_cost(int argc, char **argv) {
     print_json(stdout, a, prog, &req, &r);
   } else {
     print_header(stdout, prog, &req, &r);
-    if (req.closed_form) print_forms(stdout, &r);
+    if (req.closed_form) print_forms(stdout, a, prog, &req, &r);
     else print_table(stdout, a, &r);
   }
   arena_free(a);

@@ -31,12 +31,6 @@ Sz require_size(Analysis *a, Shape *s, Pos pos, const char *what) {
   error_at(pos, "%s is not a known size: computing it overflows 64 bits or divides by zero", what);
 }
 
-static Sz canonical(PolyCtx *c, const Poly *p) {
-  int64_t num, den;
-  if (poly_constant(p, &num, &den) && den == 1) return sz_of(num);
-  return (Sz){.sym = p};
-}
-
 // Arithmetic on known sizes and truth values, wrapping like the
 // executor's ints; false when the result is not known (division by zero,
 // or in a closed-form analysis not a polynomial).
@@ -45,10 +39,10 @@ static bool size_op(Analysis *a, Op op, Sz x, Sz y, Sz *r) {
     PolyCtx *c = a->pc;
     const Poly *px = x.sym ? x.sym : poly_int(c, x.k), *py = y.sym ? y.sym : poly_int(c, y.k);
     switch (op) {
-    case OP_ADD: *r = canonical(c, poly_add(c, px, py)); return true;
-    case OP_SUB: *r = canonical(c, poly_sub(c, px, py)); return true;
-    case OP_MUL: *r = canonical(c, poly_mul(c, px, py)); return true;
-    case OP_NEG: *r = canonical(c, poly_sub(c, poly_int(c, 0), px)); return true;
+    case OP_ADD: *r = sz_poly(c, poly_add(c, px, py)); return true;
+    case OP_SUB: *r = sz_poly(c, poly_sub(c, px, py)); return true;
+    case OP_MUL: *r = sz_poly(c, poly_mul(c, px, py)); return true;
+    case OP_NEG: *r = sz_poly(c, poly_sub(c, poly_int(c, 0), px)); return true;
     default: return false;
     }
   }
@@ -84,18 +78,15 @@ static Sz length_op(Analysis *a, Op op, Sz x, Sz y, Site *site) {
 // map, pair_map, c_prod: every element computed by the function, locally.
 //
 
-// f applied to element i of x (and of y, for pair_map).
-static Res apply_elem(Analysis *a, Shape *f, Shape *x, Shape *y, int64_t i) {
-  if (y) return eval_apply2_local(a, f, shape_elem(x, i), shape_elem(y, i));
-  return eval_apply_local(a, f, shape_elem(x, i));
-}
-
-// map f x, or pair_map f (x, y) when y is given: the elements and their costs.
-static Shape *map_elems(Analysis *a, Shape *f, Shape *x, Shape *y, ElemCosts *ec) {
-  *ec = (ElemCosts){x->n, num_of(0), NULL};
+// fn applied to every element of x (and of y, for pair_map): the elements
+// and their costs, once for a regular vector, element by element for an
+// irregular one, once at a symbolic index for a family (closed forms).
+static Shape *apply_each(Analysis *a, ElemFn fn, void *ctx, Shape *x, Shape *y, ElemCosts *ec) {
+  *ec = (ElemCosts){.n = x->n, .each1 = num_of(0)};
+  if (family_is(x) || (y && family_is(y))) return family_map(a, x, y, fn, ctx, ec);
   if (x->kind == SH_VEC && (!y || y->kind == SH_VEC)) {
     if (sz_is(x->n, 0)) return x;
-    Res r = apply_elem(a, f, x, y, 0);
+    Res r = fn(a, ctx, x->a, y ? y->a : NULL);
     ec->each1 = r.cost;
     return shape_vec(&a->sh, x->n, r.s);
   }
@@ -103,11 +94,29 @@ static Shape *map_elems(Analysis *a, Shape *f, Shape *x, Shape *y, ElemCosts *ec
   Shape **out = arena_calloc(a->arena, (size_t)n, sizeof *out);
   ec->each = arena_calloc(a->arena, (size_t)n, sizeof *ec->each);
   for (int64_t i = 0; i < n; i++) {
-    Res r = apply_elem(a, f, x, y, i);
+    Res r = fn(a, ctx, shape_elem(x, i), y ? shape_elem(y, i) : NULL);
     out[i] = r.s;
     ec->each[i] = r.cost;
   }
   return shape_vector(&a->sh, out, n);
+}
+
+static Num elem_total(Analysis *a, const ElemCosts *ec) {
+  if (ec->over) return family_total(a, ec);
+  if (!ec->each) return num_mul(a->pc, ec->each1, num_sz(ec->n));
+  double sum = 0;
+  for (int64_t i = 0; i < ec->n.k; i++) sum += ec->each[i].v;
+  return num_of(sum);
+}
+
+// The function f applied to x (map), or to x and y (pair_map).
+static Res apply_f(Analysis *a, void *f, Shape *x, Shape *y) {
+  return y ? eval_apply2_local(a, f, x, y) : eval_apply_local(a, f, x);
+}
+
+// map f x, or pair_map f (x, y) when y is given: the elements and their costs.
+static Shape *map_elems(Analysis *a, Shape *f, Shape *x, Shape *y, ElemCosts *ec) {
+  return apply_each(a, apply_f, f, x, y, ec);
 }
 
 static Shape *pair_map_elems(Analysis *a, Shape *f, Shape *ab, ElemCosts *ec, Site *site) {
@@ -117,49 +126,28 @@ static Shape *pair_map_elems(Analysis *a, Shape *f, Shape *ab, ElemCosts *ec, Si
   return map_elems(a, f, ab->a, ab->b, ec);
 }
 
+// c_prod f x y: the function and x (a row's elements), or y's element j.
+typedef struct Rows {
+  Shape *f;
+  Shape *other;  // x for a row, y_j for one of its elements
+} Rows;
+
+static Res c_prod_elem(Analysis *a, void *ctx, Shape *xi, Shape *unused) {
+  Rows *r = ctx;
+  return eval_apply2_local(a, r->f, xi, r->other);
+}
+
 // Row j of c_prod f x y: f applied to every element of x and y_j.
-static Res c_prod_row(Analysis *a, Shape *f, Shape *x, Shape *yj) {
-  if (x->kind == SH_VEC) {
-    if (sz_is(x->n, 0)) return value(x);
-    Res r = eval_apply2_local(a, f, x->a, yj);
-    return result(shape_vec(&a->sh, x->n, r.s), num_mul(a->pc, r.cost, num_sz(x->n)), NULL);
-  }
-  int64_t n = x->n.k;
-  Shape **out = arena_calloc(a->arena, (size_t)n, sizeof *out);
-  double cost = 0;
-  for (int64_t i = 0; i < n; i++) {
-    Res r = eval_apply2_local(a, f, x->elems[i], yj);
-    out[i] = r.s;
-    cost += r.cost.v;
-  }
-  return result(shape_vector(&a->sh, out, n), num_of(cost), NULL);
+static Res c_prod_row(Analysis *a, void *ctx, Shape *yj, Shape *unused) {
+  Rows *r = ctx, with = {r->f, yj};
+  ElemCosts ec;
+  Shape *row = apply_each(a, c_prod_elem, &with, r->other, NULL, &ec);
+  return result(row, elem_total(a, &ec), NULL);
 }
 
 // The rows (one per element of y) are the elements a process computes.
 static Shape *c_prod_elems(Analysis *a, Shape *f, Shape *x, Shape *y, ElemCosts *ec) {
-  *ec = (ElemCosts){y->n, num_of(0), NULL};
-  if (y->kind == SH_VEC) {
-    if (sz_is(y->n, 0)) return y;
-    Res row = c_prod_row(a, f, x, y->a);
-    ec->each1 = row.cost;
-    return shape_vec(&a->sh, y->n, row.s);
-  }
-  int64_t n = y->n.k;
-  Shape **out = arena_calloc(a->arena, (size_t)n, sizeof *out);
-  ec->each = arena_calloc(a->arena, (size_t)n, sizeof *ec->each);
-  for (int64_t j = 0; j < n; j++) {
-    Res row = c_prod_row(a, f, x, y->elems[j]);
-    out[j] = row.s;
-    ec->each[j] = row.cost;
-  }
-  return shape_vector(&a->sh, out, n);
-}
-
-static Num elem_total(Analysis *a, const ElemCosts *ec) {
-  if (!ec->each) return num_mul(a->pc, ec->each1, num_sz(ec->n));
-  double sum = 0;
-  for (int64_t i = 0; i < ec->n.k; i++) sum += ec->each[i].v;
-  return num_of(sum);
+  return apply_each(a, c_prod_row, &(Rows){f, x}, y, NULL, ec);
 }
 
 //
@@ -170,7 +158,7 @@ static Num elem_total(Analysis *a, const ElemCosts *ec) {
 static Shape *combined_elem(Analysis *a, Shape *op, Shape *x, Site *site, Num *c) {
   const char *name = builtin_name(site->b);
   Shape *ex = shape_erase(&a->sh, x);
-  if (ex->kind == SH_IRR)
+  if (shape_is_irregular(ex))
     error_at(site->pos, "'%s' combines elements of one shape (the papers' constant-space restriction), "
                         "but these have different shapes: %s", name, shape_format(&a->sh, ex));
   Shape *e = ex->a;
@@ -184,7 +172,9 @@ static Shape *combined_elem(Analysis *a, Shape *op, Shape *x, Site *site, Num *c
 }
 
 // Size values are followed exactly while affordable: fold (+) [1, 2, 3] is the size 6.
-static bool follows_values(Shape *x) { return x->has_size && !x->n.sym && x->n.k <= SIMULATE_MAX; }
+static bool follows_values(Shape *x) {
+  return x->has_size && !family_is(x) && !x->n.sym && x->n.k <= SIMULATE_MAX;
+}
 
 static Shape *fold_value(Analysis *a, Shape *op, Shape *x, Shape *e) {
   if (!follows_values(x)) return e;
@@ -229,10 +219,7 @@ static Res reduce(Analysis *a, Shape *f, Shape *x, Site *dist, EvalMode m, Site 
 //
 
 static Shape *segments_shape(Analysis *a, Builtin b, Shape *x, Site *site) {
-  if (x->n.sym)
-    error_at(site->pos, "--symbolic: '%s' builds vectors of as many different lengths as its argument "
-                        "has elements, which has no closed form (give the parameters with -D)",
-             builtin_name(b));
+  if (a->pc) return family_segments(a, b, x);
   int64_t n = x->n.k;
   if (n == 0) return x;
   // n segments, of 1..n elements when those differ: reserved before building.
@@ -359,9 +346,7 @@ static Shape *redconcat_shape(Analysis *a, Shape *x, Site *site) {
   if (sz_is(x->n, 0)) return x;
   if (x->kind == SH_VEC && x->a->kind == SH_VEC)
     return shape_vec(&a->sh, length_op(a, OP_MUL, x->n, x->a->n, site), x->a->a);
-  if (x->kind == SH_VEC && x->n.sym)
-    error_at(site->pos, "--symbolic: 'redconcat' of a vector whose length depends on the parameters "
-                        "builds a vector of different shapes, which has no closed form");
+  if (a->pc) return family_join(a, x);
   // Element i of the result: pieces of the concatenated vectors in order.
   int64_t n = x->n.k, total = 0;
   Shape *common = shape_elem(x, 0)->kind == SH_VEC ? shape_elem(x, 0)->a : NULL;
@@ -382,6 +367,7 @@ static Shape *redconcat_shape(Analysis *a, Shape *x, Site *site) {
 }
 
 static Shape *entry_shape(Analysis *a, Shape *v, Shape *index, Site *site) {
+  if (family_is(v)) return family_entry(a, v, index);
   if (index->kind == SH_SIZE && !index->n.sym && !v->n.sym) {
     int64_t i = index->n.k;
     if (i < 0 || i >= v->n.k)
@@ -415,10 +401,14 @@ static Shape *sequential(Analysis *a, Shape *f, Shape *x, Num *c, Site *site) {
   case B_REDCONCAT: *c = concat_cost(a, x->n); return redconcat_shape(a, x, site);
   case B_LENGTH: *c = num_of(k->length); return shape_size(&a->sh, x->n);
   case B_ENTRY: *c = num_of(k->entry); return entry_shape(a, f->elems[0], x, site);
-  case B_HD: *c = num_of(k->hd); return shape_elem(nonempty(x, site), 0);
+  case B_HD:
+    *c = num_of(k->hd);
+    if (family_is(x)) return family_entry(a, x, shape_size(&a->sh, sz_of(0)));
+    return shape_elem(nonempty(x, site), 0);
   case B_TL:
     *c = num_of(k->tl);
     nonempty(x, site);
+    if (family_is(x)) return family_tail(a, x);
     if (x->kind == SH_VEC) return shape_vec(&a->sh, length_op(a, OP_SUB, x->n, sz_of(1), site), x->a);
     return shape_vector(&a->sh, x->elems + 1, x->n.k - 1);
   case B_PAIR: *c = num_of(k->pair); return shape_pair(&a->sh, f->elems[0], x);

@@ -12,12 +12,6 @@
 
 const char *cost_model_name(CostModel m) { return m == MODEL_PAPER ? "paper" : "exact"; }
 
-static int ceil_log2(int p) {
-  int k = 0;
-  while ((1 << k) < p) k++;
-  return k;
-}
-
 static Shape *input_shape(Analysis *a, InputType *t) {
   switch (t->kind) {
   case IT_PAIR: return shape_pair(&a->sh, input_shape(a, t->a), input_shape(a, t->b));
@@ -31,19 +25,6 @@ static Shape *input_shape(Analysis *a, InputType *t) {
   }
 }
 
-// Closed forms: the params kept symbolic, then p and ceil(log2 p).
-static void setup_symbols(Analysis *a) {
-  int np = a->prog->nparams;
-  const char **names = arena_calloc(a->arena, (size_t)np + 2, sizeof *names);
-  for (int i = 0; i < np; i++) names[i] = a->prog->params[i]->name;
-  names[np] = "p";
-  names[np + 1] = "log2(p)";
-  a->pc = a->sh.pc = poly_ctx_new(a->arena, names, np + 2);
-  a->P = (Num){.sym = poly_var(a->pc, np)};
-  a->LOG2P = (Num){.sym = poly_var(a->pc, np + 1)};
-  a->p = 0;
-}
-
 static Analysis *analysis_new(Arena *arena, const CostRequest *req) {
   Analysis *a = arena_alloc(arena, sizeof *a);
   Program *prog = req->prog;
@@ -53,9 +34,9 @@ static Analysis *analysis_new(Arena *arena, const CostRequest *req) {
   a->k = req->machine.k;
   a->p = req->machine.p;
   a->P = num_of(a->p);
-  a->LOG2P = num_of(ceil_log2(a->p));
+  a->LOG2P = num_of(range_tree_rounds(a->p));
   a->sh = (Shapes){.arena = arena, .budget = IRREGULAR_MAX, .site = prog->main->body->pos};
-  if (req->closed_form) setup_symbols(a);
+  if (req->closed_form) closed_setup(a);
   steps_init(a);
   a->params = arena_calloc(arena, (size_t)prog->nparams + 1, sizeof *a->params);
   for (int i = 0; i < prog->nparams; i++) {
@@ -214,10 +195,7 @@ static CostResult paper_result(Arena *arena, const CostRequest *req) {
   CostResult r = {.model = MODEL_PAPER, .machine = req->machine, .steps = st->rows, .nsteps = st->nrows,
                   .steps_truncated = st->truncated, .shapes = (int64_t)a->sh.table.count};
   if (a->pc) {
-    int pvar = a->prog->nparams;
-    r.W_form = poly_format(a->pc, num_poly(a->pc, st->W), pvar);
-    r.H_form = poly_format(a->pc, num_poly(a->pc, st->H), pvar);
-    r.S_form = poly_format(a->pc, num_poly(a->pc, st->S), pvar);
+    closed_result(a, st->W, st->H, st->S, &r);
   } else {
     r.W = st->W.v, r.H = st->H.v, r.S = st->S.v;
   }

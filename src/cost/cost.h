@@ -40,6 +40,8 @@ typedef struct CostRequest {
   const char *plan_spec;  // --plan (NULL: best)
 } CostRequest;
 
+typedef struct CostClosed CostClosed;
+
 typedef struct CostResult {
   CostModel model;          // as requested
   Machine machine;          // as used
@@ -53,6 +55,9 @@ typedef struct CostResult {
   const char *W_form;       // closed forms with closed_form (else NULL)
   const char *H_form;
   const char *S_form;
+  const char *where_form;   // closed forms: the definitions of the names they use, one a line (else NULL)
+  const char *valid_form;   // closed forms: where they hold, such as "n >= 2" (NULL: everywhere)
+  const CostClosed *closed; // closed forms: their values at a point (cost_closed_value)
   double analysis_seconds;  // time the analysis took
   int64_t shapes;           // distinct shapes built (the analysis' memory)
   double footprint_bytes;   // exact model: the memory one run touches
@@ -204,6 +209,12 @@ double cost_plan_seconds(Program *prog, const int64_t *params, const Plan *pl, c
 // Predicts the cost of req->prog. Errors (shape errors, constructs with no
 // closed form, limits) are diagnostics through error_at/fatal.
 CostResult cost_analyse(Arena *a, const CostRequest *req);
+
+// A closed form's W, H and S at the params (by index) and p: false where
+// its conditions do not hold (the analysis gives the value there).
+bool cost_closed_value(const CostClosed *cf, const int64_t *params, int p, double out[3]);
+// The conditions as a bound on one parameter: they hold from *from on.
+bool cost_closed_from(const CostClosed *cf, int *param, int64_t *from);
 
 // The shortest decimal text that reads back as x; integers have no point.
 void cost_format_number(char *buf, size_t size, double x);

@@ -57,8 +57,13 @@ void steps_repeat(Analysis *a, StepsMark from, int64_t times);
 // Costs of the elements of a map-like skeleton's result.
 typedef struct ElemCosts {
   Sz n;       // number of elements
-  Num each1;  // the cost of every element, when each is NULL
+  Num each1;  // the cost of every element, when each and over are NULL
   Num *each;  // else the cost of element i (n.k entries)
+  // Closed forms: the cost of element var[0] of the family over, or of
+  // element var[1] of row var[0] of the join over (family.c).
+  Shape *over;
+  const Poly *at;
+  int var[2];
 } ElemCosts;
 
 // Sequential work on process 0 (top level).
@@ -78,6 +83,24 @@ void paper_prefix(Analysis *a, Shape *x, Num c, Shape *e, Site *site);
 void paper_segments(Analysis *a, Shape *x, Site *site);
 // The last superstep, at the end of main.
 void paper_end(Analysis *a, Pos where);
+
+//
+// closed.c: the variables of a closed-form analysis, integer functions of
+// them as variables of their own (atoms), and the conditions the forms hold
+// under.
+//
+
+// Sets up a->pc, a->cl, a->P and a->LOG2P for a closed-form analysis.
+void closed_setup(Analysis *a);
+const Poly *closed_floor(Analysis *a, const Poly *x);  // floor(x/p)
+const Poly *closed_ceil(Analysis *a, const Poly *x);   // ceil(x/p)
+// The row a position m falls in: max{r <= rows : t(r) <= m}, with t(r)
+// (the positions before row r, t in the variable var) non-decreasing.
+const Poly *closed_row(Analysis *a, const Poly *t, int var, const Poly *rows, const Poly *m);
+// The forms hold where x >= 2 (at_least_two) or x != 0.
+void closed_assume(Analysis *a, const Poly *x, bool at_least_two);
+// W, H and S as the result's closed forms.
+void closed_result(Analysis *a, Num W, Num H, Num S, CostResult *r);
 
 //
 // eval.c and builtin.c: the abstract interpreter.
@@ -118,6 +141,7 @@ struct Analysis {
   Num P;                    // p as a number (a symbol in a closed-form analysis)
   Num LOG2P;                // ceil(log2 p) as a number
   PolyCtx *pc;              // closed-form analysis: its polynomials; else NULL
+  CostClosed *cl;           // closed-form analysis: its variables, atoms and conditions (closed.c)
   CostConstants k;          // operation constants
   Shape **params;           // value of each param (SH_SIZE)
   Shape **inputs;           // shape of each input
@@ -144,5 +168,24 @@ Shape *builtin_scalar_op(Analysis *a, Op op, Shape *x, Shape *y);
 
 // Sizes needed as sizes: the shape must be a known size.
 Sz require_size(Analysis *a, Shape *s, Pos pos, const char *what);
+
+//
+// family.c: vectors whose elements differ, in a closed-form analysis.
+//
+
+// A function applied to an element (and to the element of a second vector, for pair_map).
+typedef Res (*ElemFn)(Analysis *a, void *ctx, Shape *x, Shape *y);
+
+bool family_is(Shape *x);  // an SH_FAM or SH_CAT
+Shape *family_segments(Analysis *a, Builtin b, Shape *x);  // inits or tails of a vector
+Shape *family_join(Analysis *a, Shape *x);                 // redconcat of a family of vectors
+Shape *family_entry(Analysis *a, Shape *v, Shape *index);  // entry (hd: index 0)
+Shape *family_tail(Analysis *a, Shape *v);                 // tl
+// fn applied to each element of x (and y: the one of them not a family is
+// regular), once at a symbolic index: the result, and the costs in ec.
+Shape *family_map(Analysis *a, Shape *x, Shape *y, ElemFn fn, void *ctx, ElemCosts *ec);
+Num family_total(Analysis *a, const ElemCosts *ec);    // the cost of all the elements
+Num family_busiest(Analysis *a, const ElemCosts *ec, Pos pos);  // of the busiest process's block (maxsum)
+Num family_first_words(Analysis *a, Shape *x);         // the words of process 0's block
 
 #endif

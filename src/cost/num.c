@@ -53,6 +53,12 @@ bool num_equal(PolyCtx *c, Num x, Num y) {
 
 Sz sz_of(int64_t k) { return (Sz){.k = k}; }
 
+Sz sz_poly(PolyCtx *c, const Poly *p) {
+  int64_t num, den;
+  if (poly_constant(p, &num, &den) && den == 1) return sz_of(num);
+  return (Sz){.sym = p};
+}
+
 bool size_arith(Op op, int64_t x, int64_t y, int64_t *r) {
   uint64_t p = (uint64_t)x, q = (uint64_t)y;
   int64_t v;

@@ -38,6 +38,7 @@ static Num scatter_words(Analysis *a, Shape *x, Site *site) {
   case SH_PAIR: return add(a, scatter_words(a, x->a, site), scatter_words(a, x->b, site));
   case SH_VEC: return num_div(a->pc, mul(a, x->words, p_minus_1(a)), a->P, site->pos);
   case SH_IRR: return num_of(x->words.v - first_block_words(a, x));
+  case SH_FAM: case SH_CAT: return sub(a, x->words, family_first_words(a, x));
   default: return num_of(0);
   }
 }
@@ -55,6 +56,10 @@ void paper_start(Analysis *a, Shape *f, Shape *x, Site *site) {
 
 // apcost_map: the per-element cost times len/p, or maxsum over blocks.
 void paper_local(Analysis *a, const ElemCosts *ec, Site *site) {
+  if (ec->over) {
+    paper_work(a, family_busiest(a, ec, site->pos));
+    return;
+  }
   if (!ec->each) {
     paper_work(a, mul(a, ec->each1, per_process(a, ec->n, site)));
     return;
@@ -94,8 +99,13 @@ void paper_prefix(Analysis *a, Shape *x, Num c, Shape *e, Site *site) {
 void paper_segments(Analysis *a, Shape *x, Site *site) {
   Num np = per_process(a, x->n, site);
   Num build = mul(a, num_of(a->k.concat), np);
-  Num shift = x->kind == SH_VEC ? mul(a, x->a->words, np) : num_of(first_block_words(a, x));
+  Num shift = x->kind == SH_VEC ? mul(a, x->a->words, np)
+            : x->kind == SH_FAM ? family_first_words(a, x) : num_of(first_block_words(a, x));
   paper_work(a, build);
+  if (a->pc) {  // p symbolic: the open work ends up in W all the same
+    steps_close_times(a, build, shift, p_minus_1(a), site, label(a, site, "shift"));
+    return;
+  }
   for (int k = 1; k < a->p; k++) {
     close_step(a, shift, site, "shift");
     paper_work(a, build);

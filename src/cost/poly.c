@@ -3,6 +3,7 @@
 // interned: equal polynomials are the same pointer.
 #include "cost/costint.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,28 +15,35 @@ typedef struct Term {
 struct Poly {
   int n;         // number of terms (0: the zero polynomial)
   uint32_t hash; // of the terms
+  uint64_t vars; // bit v set: variable v occurs
   Term *t;       // sorted by exponents, one term per exponent vector
 };
 
 struct PolyCtx {
   Arena *arena;        // owns the polynomials
-  const char **names;  // variable names, for printing
+  const char *names[POLY_MAXVARS];  // variable names, for printing
   int nvars;           // variables in use
   const Poly **slot;   // interned polynomials (open addressing)
   size_t cap, count;   // table size (a power of two) and entries
 };
 
-PolyCtx *poly_ctx_new(Arena *a, const char **names, int nvars) {
-  if (nvars > POLY_MAXVARS)
-    fatal("--symbolic handles at most %d parameters", POLY_MAXVARS - 2);
+PolyCtx *poly_ctx_new(Arena *a) {
   PolyCtx *c = arena_alloc(a, sizeof *c);
   c->arena = a;
-  c->names = names;
-  c->nvars = nvars;
   c->cap = 256;
   c->slot = arena_calloc(a, c->cap, sizeof *c->slot);
   return c;
 }
+
+int poly_ctx_add_var(PolyCtx *c, const char *name) {
+  if (c->nvars == POLY_MAXVARS) return -1;
+  c->names[c->nvars] = name;
+  return c->nvars++;
+}
+
+int poly_ctx_nvars(const PolyCtx *c) { return c->nvars; }
+
+const char *poly_ctx_name(const PolyCtx *c, int var) { return c->names[var]; }
 
 //
 // Rational coefficients, with overflow checks.
@@ -116,6 +124,9 @@ static const Poly *make(PolyCtx *c, Term *t, int n) {
   Poly *x = arena_alloc(c->arena, sizeof *x);
   x->n = m;
   x->hash = h;
+  for (int i = 0; i < m; i++)
+    for (int v = 0; v < POLY_MAXVARS; v++)
+      if (t[i].e[v]) x->vars |= (uint64_t)1 << v;
   x->t = arena_calloc(c->arena, (size_t)m + 1, sizeof *x->t);
   if (m) memcpy(x->t, t, (size_t)m * sizeof *t);
   c->slot[j] = x;
@@ -192,6 +203,123 @@ bool poly_constant(const Poly *x, int64_t *num, int64_t *den) {
   }
   if (x->n > 1 || !is_constant_term(&x->t[0])) return false;
   *num = x->t[0].num, *den = x->t[0].den;
+  return true;
+}
+
+//
+// Substitution and sums over a variable (the elements of a family of
+// vectors, src/cost/family.c).
+//
+
+uint64_t poly_vars(const Poly *x) { return x->vars; }
+
+int poly_degree(const Poly *x, int var) {
+  int d = 0;
+  for (int i = 0; i < x->n; i++)
+    if (x->t[i].e[var] > d) d = x->t[i].e[var];
+  return d;
+}
+
+// The terms of x in which var has exponent e, with var removed.
+static const Poly *coefficient(PolyCtx *c, const Poly *x, int var, int e) {
+  Term *t = arena_calloc(c->arena, (size_t)x->n + 1, sizeof *t);
+  int n = 0;
+  for (int i = 0; i < x->n; i++)
+    if (x->t[i].e[var] == e) {
+      t[n] = x->t[i];
+      t[n++].e[var] = 0;
+    }
+  return make(c, t, n);
+}
+
+static const Poly *power(PolyCtx *c, const Poly *x, int k) {
+  const Poly *r = poly_int(c, 1);
+  for (int i = 0; i < k; i++) r = poly_mul(c, r, x);
+  return r;
+}
+
+const Poly *poly_subst(PolyCtx *c, const Poly *x, int var, const Poly *y) {
+  if (!(x->vars >> var & 1)) return x;
+  const Poly *r = poly_int(c, 0);
+  for (int e = poly_degree(x, var); e >= 0; e--) r = poly_add(c, poly_mul(c, r, y), coefficient(c, x, var, e));
+  return r;
+}
+
+// sum_{i < m} i^k, for k = 0.. in turn: from sum_{i < m} ((i + 1)^(k+1) - i^(k+1)) = m^(k+1),
+// (k + 1) S_k = m^(k+1) - sum_{j < k} C(k+1, j) S_j.
+static const Poly *power_sum(PolyCtx *c, const Poly **s, int k, const Poly *m) {
+  const Poly *r = power(c, m, k + 1);
+  int64_t binom = 1;  // C(k+1, j)
+  for (int j = 0; j < k; j++) {
+    r = poly_sub(c, r, poly_mul(c, poly_int(c, binom), s[j]));
+    binom = binom * (k + 1 - j) / (j + 1);
+  }
+  return poly_mul(c, r, poly_rat(c, 1, k + 1));
+}
+
+const Poly *poly_sum(PolyCtx *c, const Poly *x, int var, const Poly *m) {
+  int d = poly_degree(x, var);
+  if (d > 30) fatal("--symbolic: a sum of a power above 30 of an index");
+  const Poly *s[32], *r = poly_int(c, 0);
+  for (int k = 0; k <= d; k++) {
+    s[k] = power_sum(c, s, k, m);
+    r = poly_add(c, r, poly_mul(c, coefficient(c, x, var, k), s[k]));
+  }
+  return r;
+}
+
+bool poly_nonneg(const Poly *x) {
+  for (int i = 0; i < x->n; i++)
+    if (x->t[i].num < 0) return false;
+  return true;
+}
+
+//
+// Values at a point: every variable an integer (p > 0 where it divides).
+//
+
+// x exactly, as num/den, if no step overflows 128 bits.
+static bool value_exact(const Poly *x, const int64_t *vals, __int128 *num, __int128 *den) {
+  __int128 n = 0, d = 1;
+  for (int i = 0; i < x->n; i++) {
+    __int128 tn = x->t[i].num, td = x->t[i].den;
+    for (int v = 0; v < POLY_MAXVARS; v++)
+      for (int e = x->t[i].e[v]; e != 0; e += e > 0 ? -1 : 1)
+        if (__builtin_mul_overflow(e > 0 ? tn : td, (__int128)vals[v], e > 0 ? &tn : &td)) return false;
+    if (td < 0) tn = -tn, td = -td;
+    if (td == 0) return false;
+    __int128 g = gcd128(d, td), l, a, b;
+    if (__builtin_mul_overflow(d / g, td, &l) || __builtin_mul_overflow(n, l / d, &a) ||
+        __builtin_mul_overflow(tn, l / td, &b) || __builtin_add_overflow(a, b, &n))
+      return false;
+    d = l;
+    g = gcd128(n, d);
+    if (g > 1) n /= g, d /= g;
+  }
+  *num = n, *den = d;
+  return true;
+}
+
+double poly_value(const Poly *x, const int64_t *vals) {
+  __int128 num, den;
+  if (value_exact(x, vals, &num, &den)) return (double)((long double)num / (long double)den);
+  long double r = 0;
+  for (int i = 0; i < x->n; i++) {
+    long double t = (long double)x->t[i].num / (long double)x->t[i].den;
+    for (int v = 0; v < POLY_MAXVARS; v++)
+      if (x->t[i].e[v]) t *= powl((long double)vals[v], x->t[i].e[v]);
+    r += t;
+  }
+  return (double)r;
+}
+
+bool poly_value_floor(const Poly *x, const int64_t *vals, int64_t *r) {
+  __int128 num, den, q;
+  if (!value_exact(x, vals, &num, &den)) return false;
+  q = num / den;
+  if (num % den != 0 && num < 0) q--;
+  if (q > INT64_MAX || q < INT64_MIN) return false;
+  *r = (int64_t)q;
   return true;
 }
 

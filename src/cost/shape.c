@@ -22,6 +22,8 @@ static uint32_t hash_shape(const Shape *s) {
   case SH_SIZE: h = mix(h, hash_sz(s->n)); break;
   case SH_PAIR: h = mix(mix(h, s->a->hash), s->b->hash); break;
   case SH_VEC: h = mix(mix(h, hash_sz(s->n)), s->a->hash); break;
+  case SH_FAM: h = mix(mix(mix(h, hash_sz(s->n)), s->a->hash), (uint64_t)s->nargs); break;
+  case SH_CAT: h = mix(h, s->b->hash); break;
   case SH_IRR:
     for (int64_t i = 0; i < s->n.k; i++) h = mix(h, s->elems[i]->hash);
     break;
@@ -44,6 +46,8 @@ static bool same_shape(const Shape *x, const Shape *y) {
   case SH_SIZE: return sz_equal(x->n, y->n);
   case SH_PAIR: return x->a == y->a && x->b == y->b;
   case SH_VEC: return sz_equal(x->n, y->n) && x->a == y->a;
+  case SH_FAM: return sz_equal(x->n, y->n) && x->a == y->a && x->nargs == y->nargs;
+  case SH_CAT: return x->b == y->b;
   case SH_IRR: return x->n.k == y->n.k && same_pointers(x->elems, y->elems, x->n.k);
   case SH_CLOSURE: case SH_PARTIAL:
     return x->node == y->node && x->nargs == y->nargs && same_pointers(x->elems, y->elems, x->nargs);
@@ -88,25 +92,31 @@ static Shape *intern(Shapes *sh, Shape *key, int64_t nelems) {
 // Constructors.
 //
 
+static uint64_t sz_vars(Sz n) { return n.sym ? poly_vars(n.sym) : 0; }
+
 Shape *shape_unit(Shapes *sh) {
   Shape key = {.kind = SH_UNIT, .words = num_of(1)};
   return intern(sh, &key, 0);
 }
 
 Shape *shape_size(Shapes *sh, Sz n) {
-  Shape key = {.kind = SH_SIZE, .n = n, .words = num_of(1), .has_size = true};
+  Shape key = {.kind = SH_SIZE, .n = n, .words = num_of(1), .has_size = true, .vars = sz_vars(n)};
   return intern(sh, &key, 0);
 }
 
+static int max_int(int x, int y) { return x > y ? x : y; }
+
 Shape *shape_pair(Shapes *sh, Shape *x, Shape *y) {
   Shape key = {.kind = SH_PAIR, .a = x, .b = y, .has_size = x->has_size || y->has_size};
+  key.vars = x->vars | y->vars, key.height = max_int(x->height, y->height);
   key.words = num_add(sh->pc, x->words, y->words);
   return intern(sh, &key, 0);
 }
 
 Shape *shape_vec(Shapes *sh, Sz n, Shape *elem) {
   if (sz_is(n, 0)) elem = shape_unit(sh);
-  Shape key = {.kind = SH_VEC, .n = n, .a = elem, .has_size = elem->has_size};
+  Shape key = {.kind = SH_VEC, .n = n, .a = elem, .has_size = elem->has_size, .vars = sz_vars(n) | elem->vars,
+               .height = elem->height};
   key.words = num_mul(sh->pc, num_sz(n), elem->words);
   return intern(sh, &key, 0);
 }
@@ -138,27 +148,114 @@ Shape *shape_vector(Shapes *sh, Shape **elems, int64_t n) {
     for (int64_t j = 0; j < n; j++) {
       s->prefix[j + 1] = s->prefix[j] + elems[j]->words.v;
       s->has_size |= elems[j]->has_size;
+      s->vars |= elems[j]->vars;
+      s->height = max_int(s->height, elems[j]->height);
     }
     s->words = num_of(s->prefix[n]);
   }
   return s;
 }
 
-static Num args_words(Shapes *sh, Shape **args, int n, Num extra) {
-  for (int i = 0; i < n; i++) extra = num_add(sh->pc, extra, args[i]->words);
-  return extra;
+// A function's words, free variables and levels, from the values it holds.
+static void args_words(Shapes *sh, Shape *key, Num extra) {
+  for (int i = 0; i < key->nargs; i++) {
+    extra = num_add(sh->pc, extra, key->elems[i]->words);
+    key->vars |= key->elems[i]->vars;
+    key->height = max_int(key->height, key->elems[i]->height);
+  }
+  key->words = extra;
 }
 
 Shape *shape_closure(Shapes *sh, Node *lam, Shape **captured, int n, Num global_words) {
   Shape key = {.kind = SH_CLOSURE, .node = lam, .elems = captured, .nargs = n};
-  key.words = args_words(sh, captured, n, global_words);
+  args_words(sh, &key, global_words);
   return intern(sh, &key, n);
 }
 
 Shape *shape_partial(Shapes *sh, Node *fn, Shape **args, int n) {
   Shape key = {.kind = SH_PARTIAL, .node = fn, .elems = args, .nargs = n};
-  key.words = args_words(sh, args, n, num_of(0));
+  args_words(sh, &key, num_of(0));
   return intern(sh, &key, n);
+}
+
+//
+// Families (closed forms). A family binds one variable, by level:
+// binder[h] where h is the height of its element (the levels the families
+// inside it bind), so that the variable it binds is free nowhere inside,
+// and equal families are one shape.
+//
+
+static uint64_t bit(int var) { return (uint64_t)1 << var; }
+
+static const Poly *var_poly(Shapes *sh, int var) { return poly_var(sh->pc, var); }
+
+Shape *shape_family(Shapes *sh, Sz n, Shape *elem, int var) {
+  if (sz_is(n, 0)) return shape_vec(sh, n, shape_unit(sh));
+  if (!(elem->vars & bit(var))) return shape_vec(sh, n, elem);
+  if (sz_is(n, 1)) return shape_vec(sh, n, shape_subst(sh, elem, var, poly_int(sh->pc, 0)));
+  int h = elem->height;
+  if (h >= FAMILY_LEVELS)
+    error_at(sh->site, "--symbolic: this builds vectors of vectors of different lengths nested more than %d deep, "
+                       "which the closed forms do not follow (give the parameters with -D)", FAMILY_LEVELS);
+  int b = sh->binder[h];
+  if (var != b) elem = shape_subst(sh, elem, var, var_poly(sh, b));
+  Shape key = {.kind = SH_FAM, .n = n, .a = elem, .nargs = h, .has_size = elem->has_size, .height = h + 1};
+  key.vars = (sz_vars(n) | elem->vars) & ~bit(b);
+  key.words = (Num){.sym = poly_sum(sh->pc, num_poly(sh->pc, elem->words), b, num_poly(sh->pc, num_sz(n)))};
+  return intern(sh, &key, 0);
+}
+
+Shape *shape_family_elem(Shapes *sh, Shape *fam, const Poly *i) {
+  if (fam->kind == SH_VEC) return fam->a;
+  return shape_subst(sh, fam->a, sh->binder[fam->nargs], i);
+}
+
+// The length of the rows before row `row` (sum of their lengths).
+static const Poly *rows_before(Shapes *sh, Shape *rows, const Poly *row) {
+  PolyCtx *c = sh->pc;
+  if (rows->kind == SH_VEC) return poly_mul(c, row, num_poly(c, num_sz(rows->a->n)));
+  return poly_sum(c, num_poly(c, num_sz(rows->a->n)), sh->binder[rows->nargs], row);
+}
+
+Shape *shape_join(Shapes *sh, Shape *rows) {
+  Shape *row = rows->a;  // with the family's index free
+  if (rows->kind == SH_VEC && sz_is(rows->n, 1)) return row;
+  Sz n = sz_poly(sh->pc, rows_before(sh, rows, num_poly(sh->pc, num_sz(rows->n))));
+  if (row->kind == SH_VEC && (rows->kind == SH_VEC || !(row->a->vars & bit(sh->binder[rows->nargs]))))
+    return shape_vec(sh, n, row->a);
+  Shape key = {.kind = SH_CAT, .n = n, .b = rows, .has_size = rows->has_size, .vars = rows->vars,
+               .height = rows->height, .words = rows->words};
+  return intern(sh, &key, 0);
+}
+
+static Shape *subst_args(Shapes *sh, Shape *s, int var, const Poly *y) {
+  Shape **args = arena_calloc(sh->arena, (size_t)s->nargs + 1, sizeof *args);
+  for (int i = 0; i < s->nargs; i++) args[i] = shape_subst(sh, s->elems[i], var, y);
+  if (s->kind == SH_PARTIAL) return shape_partial(sh, s->node, args, s->nargs);
+  Num global = s->words;  // the closure's words less its captured values'
+  for (int i = 0; i < s->nargs; i++) global = num_sub(sh->pc, global, s->elems[i]->words);
+  return shape_closure(sh, s->node, args, s->nargs, global);
+}
+
+Shape *shape_subst(Shapes *sh, Shape *s, int var, const Poly *y) {
+  if (!(s->vars & bit(var))) return s;
+  PolyCtx *c = sh->pc;
+  Sz n = s->n.sym ? sz_poly(c, poly_subst(c, s->n.sym, var, y)) : s->n;
+  switch (s->kind) {
+  case SH_SIZE: return shape_size(sh, n);
+  case SH_PAIR: return shape_pair(sh, shape_subst(sh, s->a, var, y), shape_subst(sh, s->b, var, y));
+  case SH_VEC: return shape_vec(sh, n, shape_subst(sh, s->a, var, y));
+  case SH_FAM: return shape_family(sh, n, shape_subst(sh, s->a, var, y), sh->binder[s->nargs]);
+  case SH_CAT: return shape_join(sh, shape_subst(sh, s->b, var, y));
+  case SH_IRR: {
+    Shape **e = arena_calloc(sh->arena, (size_t)s->n.k, sizeof *e);
+    for (int64_t i = 0; i < s->n.k; i++) e[i] = shape_subst(sh, s->elems[i], var, y);
+    return shape_vector(sh, e, s->n.k);
+  }
+  case SH_CLOSURE: case SH_PARTIAL: return subst_args(sh, s, var, y);
+  case SH_UNIT: break;
+  }
+  return s;
 }
 
 //
@@ -167,7 +264,9 @@ Shape *shape_partial(Shapes *sh, Node *fn, Shape **args, int n) {
 
 bool shape_is_function(Shape *s) { return s->kind == SH_CLOSURE || s->kind == SH_PARTIAL; }
 
-bool shape_is_vector(Shape *s) { return s->kind == SH_VEC || s->kind == SH_IRR; }
+bool shape_is_vector(Shape *s) { return s->kind == SH_VEC || shape_is_irregular(s); }
+
+bool shape_is_irregular(Shape *s) { return s->kind == SH_IRR || s->kind == SH_FAM || s->kind == SH_CAT; }
 
 Shape *shape_elem(Shape *v, int64_t i) { return v->kind == SH_VEC ? v->a : v->elems[i]; }
 
@@ -189,6 +288,8 @@ Shape *shape_erase(Shapes *sh, Shape *s) {
   case SH_SIZE: r = shape_unit(sh); break;
   case SH_PAIR: r = shape_pair(sh, shape_erase(sh, s->a), shape_erase(sh, s->b)); break;
   case SH_VEC: r = shape_vec(sh, s->n, shape_erase(sh, s->a)); break;
+  case SH_FAM: r = shape_family(sh, s->n, shape_erase(sh, s->a), sh->binder[s->nargs]); break;
+  case SH_CAT: r = shape_join(sh, shape_erase(sh, s->b)); break;
   case SH_IRR: {
     Shape **e = arena_calloc(sh->arena, (size_t)s->n.k, sizeof *e);
     for (int64_t i = 0; i < s->n.k; i++) e[i] = shape_erase(sh, s->elems[i]);
@@ -212,6 +313,11 @@ static char *format(Shapes *sh, Shape *s) {
   case SH_UNIT: case SH_SIZE: return "1";
   case SH_PAIR: return arena_printf(ar, "<%s, %s>", format(sh, s->a), format(sh, s->b));
   case SH_VEC: return arena_printf(ar, "(%s, %s)", sz_format(ar, sh->pc, s->n), format(sh, s->a));
+  case SH_FAM: {
+    const char *i = poly_ctx_name(sh->pc, sh->binder[s->nargs]);
+    return arena_printf(ar, "[%s for %s < %s]", format(sh, s->a), i, sz_format(ar, sh->pc, s->n));
+  }
+  case SH_CAT: return arena_printf(ar, "redconcat %s", format(sh, s->b));
   case SH_IRR: {
     char *r = "[";
     int64_t n = s->n.k < FORMAT_ELEMS ? s->n.k : FORMAT_ELEMS;

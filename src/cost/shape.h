@@ -12,12 +12,15 @@
 // closed forms (--symbolic).
 //
 
-enum { POLY_MAXVARS = 16 };
+enum { POLY_MAXVARS = 48 };
 
 typedef struct Poly Poly;
 typedef struct PolyCtx PolyCtx;
 
-PolyCtx *poly_ctx_new(Arena *a, const char **names, int nvars);
+PolyCtx *poly_ctx_new(Arena *a);
+int poly_ctx_add_var(PolyCtx *c, const char *name);  // its number; -1 when POLY_MAXVARS are in use
+int poly_ctx_nvars(const PolyCtx *c);
+const char *poly_ctx_name(const PolyCtx *c, int var);
 const Poly *poly_int(PolyCtx *c, int64_t k);
 const Poly *poly_rat(PolyCtx *c, int64_t num, int64_t den);
 const Poly *poly_var(PolyCtx *c, int var);
@@ -29,6 +32,15 @@ bool poly_constant(const Poly *x, int64_t *num, int64_t *den);  // is x a consta
 // x written as (numerator)*(var - 1)^k/(d*var^j): var is the one that
 // divides; var < 0: x has integer coefficients, written as a plain sum.
 char *poly_format(PolyCtx *c, const Poly *x, int var);
+uint64_t poly_vars(const Poly *x);            // bit v set: variable v occurs in x
+int poly_degree(const Poly *x, int var);      // the highest power of var in x
+const Poly *poly_subst(PolyCtx *c, const Poly *x, int var, const Poly *y);  // x with var := y (var not a divisor)
+const Poly *poly_sum(PolyCtx *c, const Poly *x, int var, const Poly *m);    // sum of x over var = 0 .. m-1 (Faulhaber)
+bool poly_nonneg(const Poly *x);  // no negative coefficient: x >= 0 wherever its variables are
+// x's value with the variables at vals (by variable number): exact as long
+// as 128-bit arithmetic holds it, else in long double.
+double poly_value(const Poly *x, const int64_t *vals);
+bool poly_value_floor(const Poly *x, const int64_t *vals, int64_t *r);  // floor of x exactly (false: too large)
 
 //
 // num.c: costs and word counts. A Num is a double, or in a closed-form
@@ -56,6 +68,7 @@ bool num_is_zero(Num x);
 const Poly *num_poly(PolyCtx *c, Num x);  // x as a polynomial
 bool num_equal(PolyCtx *c, Num x, Num y);
 Sz sz_of(int64_t k);
+Sz sz_poly(PolyCtx *c, const Poly *p);  // a constant integer polynomial is a known size
 // Concrete size arithmetic (and comparisons, logic, negation and not as
 // unary ops with y unused), wrapping like the executor's ints; false when
 // the result is not a number (a division by zero).
@@ -76,6 +89,8 @@ typedef enum {
   SH_PAIR,     // <a, b>
   SH_VEC,      // a regular vector (n, a): n elements of shape a
   SH_IRR,      // an irregular vector [elems]: elements not all equal
+  SH_FAM,      // closed forms: a family [a(i) for i < n], element i the shape a with its index i
+  SH_CAT,      // closed forms: the elements of the vectors of a family b, one after the other
   SH_CLOSURE,  // a lambda with the values of the variables it captures
   SH_PARTIAL,  // a builtin or operator applied to fewer arguments than it takes
 } ShapeKind;
@@ -85,10 +100,13 @@ typedef struct Shape Shape;
 struct Shape {
   ShapeKind kind;  // which of the forms above
   uint32_t hash;   // structural hash, for hash-consing
-  Sz n;            // SH_SIZE: the value; SH_VEC, SH_IRR: the length
-  Shape *a, *b;    // SH_PAIR: components; SH_VEC: the element shape
+  Sz n;            // SH_SIZE: the value; SH_VEC, SH_IRR, SH_FAM, SH_CAT: the length
+  Shape *a, *b;    // SH_PAIR: components; SH_VEC, SH_FAM: the element shape; SH_CAT: b the family
+                   // of vectors (an SH_FAM, or an SH_VEC of vectors) whose elements it joins
   Shape **elems;   // SH_IRR: the elements; SH_CLOSURE: captured values; SH_PARTIAL: arguments
-  int nargs;       // SH_CLOSURE, SH_PARTIAL: entries of elems
+  int nargs;       // SH_CLOSURE, SH_PARTIAL: entries of elems; SH_FAM: the level of its index
+  uint64_t vars;   // closed forms: the polynomial variables that occur free in it
+  int height;      // closed forms: the levels of index the families in it use (0: none)
   Node *node;      // SH_CLOSURE: the lambda; SH_PARTIAL: the builtin's N_VAR or the N_OPFN
   double *prefix;  // SH_IRR: prefix[i] = words of elems[0..i)
   Num words;       // data: its size in words; a function: the words of data it carries
@@ -109,10 +127,20 @@ typedef struct ShapeTable {
 // Irregular vectors hold at most IRREGULAR_MAX elements in all; errors beyond.
 enum { IRREGULAR_MAX = 1 << 24 };
 
+// Families nest at most this deep in a closed-form analysis.
+enum { FAMILY_LEVELS = 4 };
+
 // The shapes of one analysis: every constructor interns in its table.
 typedef struct Shapes {
   Arena *arena;      // owns the shapes
   PolyCtx *pc;       // closed-form analysis: the polynomials of sizes; else NULL
+  // Closed forms: the variable each level of family binds as its index (a
+  // family binds the level above those of the families in its element, so
+  // equal families are the same shape), and the variables that stand for an
+  // element's index while a function is applied to it (src/cost/family.c).
+  int binder[FAMILY_LEVELS];
+  int scratch[2 * FAMILY_LEVELS];
+  int depth;         // scratch variables in use
   ShapeTable table;  // hash-consing
   int64_t budget;    // irregular elements that may still be built (IRREGULAR_MAX at first)
   Pos site;          // the application being analysed: where the limit's error points
@@ -126,9 +154,18 @@ Shape *shape_vector(Shapes *sh, Shape **elems, int64_t n);   // regular when all
 Shape *shape_closure(Shapes *sh, Node *lam, Shape **captured, int n, Num global_words);
 Shape *shape_partial(Shapes *sh, Node *fn, Shape **args, int n);
 Shape *shape_erase(Shapes *sh, Shape *s);
+// Closed forms: the family [elem(var) for var < n] (a regular vector when
+// elem does not depend on var, or n is 0 or 1), var being free in elem;
+// the vectors of rows joined (rows an SH_FAM or SH_VEC of vectors: an
+// SH_CAT, or regular when the elements are all one shape); s with var := y.
+Shape *shape_family(Shapes *sh, Sz n, Shape *elem, int var);
+Shape *shape_join(Shapes *sh, Shape *rows);
+Shape *shape_subst(Shapes *sh, Shape *s, int var, const Poly *y);
+Shape *shape_family_elem(Shapes *sh, Shape *fam, const Poly *i);  // element i of an SH_FAM (or SH_VEC)
+bool shape_is_irregular(Shape *s);  // SH_IRR, SH_FAM or SH_CAT
 void shape_reserve(Shapes *sh, int64_t n);
 bool shape_is_function(Shape *s);
-bool shape_is_vector(Shape *s);
+bool shape_is_vector(Shape *s);  // SH_VEC, SH_IRR, SH_FAM or SH_CAT
 Shape *shape_elem(Shape *v, int64_t i);                       // element i of a vector
 double shape_block_words(Shape *v, int64_t lo, int64_t hi);   // words of elements [lo, hi) (both halves of a pair)
 char *shape_format(Shapes *sh, Shape *s);

@@ -348,26 +348,55 @@ static void test_planner(void) {
 // numeric paper model.
 //
 
+// The printed forms read back: numbers, names (a parameter, p, log2(p),
+// a name the forms define), + - * / ^, parentheses, floor() and ceil().
+typedef struct Names {
+  const char *name[32];
+  double value[32];
+  int n;
+} Names;
+
+static void name_set(Names *t, const char *name, double v) {
+  for (int i = 0; i < t->n; i++)
+    if (strcmp(t->name[i], name) == 0) {
+      t->value[i] = v;
+      return;
+    }
+  t->name[t->n] = name, t->value[t->n++] = v;
+}
+
 typedef struct Expr {
-  const char *s;     // the rest of the text
-  const double *vals;  // by variable letter
+  const char *s;   // the rest of the text
+  Names *names;
 } Expr;
 
 static double expr_sum(Expr *e);
 
+static double expr_name(Expr *e) {
+  size_t len = strspn(e->s, "abcdefghijklmnopqrstuvwxyz0123456789");
+  if (strncmp(e->s, "log2(p)", 7) == 0) len = 7;
+  for (int i = 0; i < e->names->n; i++)
+    if (strlen(e->names->name[i]) == len && strncmp(e->names->name[i], e->s, len) == 0) {
+      e->s += len;
+      return e->names->value[i];
+    }
+  printf("FAIL: unknown name in %s\n", e->s);
+  failures++;
+  e->s += len;
+  return 0;
+}
+
 static double expr_atom(Expr *e) {
   while (*e->s == ' ') e->s++;
+  bool fl = strncmp(e->s, "floor(", 6) == 0, ce = strncmp(e->s, "ceil(", 5) == 0;
+  if (fl || ce) e->s += fl ? 5 : 4;
   if (*e->s == '(') {
     e->s++;
     double v = expr_sum(e);
     e->s++;  // ')'
-    return v;
+    return fl ? floor(v) : ce ? ceil(v) : v;
   }
-  if (strncmp(e->s, "log2(p)", 7) == 0) {
-    e->s += 7;
-    return e->vals['L'];
-  }
-  if (*e->s >= 'a' && *e->s <= 'z') return e->vals[(unsigned char)*e->s++];
+  if (*e->s >= 'a' && *e->s <= 'z') return expr_name(e);
   char *end;
   double v = strtod(e->s, &end);
   e->s = end;
@@ -406,9 +435,34 @@ static double expr_sum(Expr *e) {
   }
 }
 
-static double eval_form(const char *form, const double *vals) {
-  Expr e = {form, vals};
+static double eval_form(const char *form, Names *names) {
+  Expr e = {form, names};
   return expr_sum(&e);
+}
+
+// The names the forms define ("where"), in order: "c1 = ceil(...)", or
+// "r1 = max{r <= ROWS : T <= M}", the largest r with T(r) <= M, by search.
+static void eval_definitions(Arena *a, const char *where, Names *names) {
+  for (const char *s = where; s && *s;) {
+    size_t len = strcspn(s, "\n");
+    char *line = arena_strndup(a, s, len), *eq = strstr(line, " = ");
+    s += len + (s[len] == '\n');
+    *eq = '\0';
+    char *def = eq + 3;
+    if (strncmp(def, "max{r <= ", 9) != 0) {
+      name_set(names, line, eval_form(def, names));
+      continue;
+    }
+    char *colon = strstr(def, " : "), *le = strstr(colon, " <= ");
+    *colon = *le = '\0';
+    le[4 + strlen(le + 4) - 1] = '\0';  // the closing brace
+    double rows = eval_form(def + 9, names), r = 0;
+    for (double k = 0; k <= rows; k++) {
+      name_set(names, "r", k);
+      if (eval_form(colon + 3, names) <= eval_form(le + 4, names)) r = k;
+    }
+    name_set(names, line, r);
+  }
 }
 
 static void test_symbolic(void) {
@@ -429,15 +483,78 @@ static void test_symbolic(void) {
     // The closed forms evaluate to the numeric analysis.
     for (int p = 1; p <= 16; p *= 2)
       for (int64_t n = 16; n <= 4096; n *= 4) {
-        double vals[128] = {0};
-        vals['m'] = 24, vals['n'] = (double)n, vals['p'] = p, vals['L'] = log2(p);
+        Names vals = {0};
+        name_set(&vals, "m", 24), name_set(&vals, "n", (double)n), name_set(&vals, "p", p);
+        name_set(&vals, "log2(p)", log2(p));
         CostResult num = analyse(a, prog, arena_printf(a, "m=24 n=%lld", (long long)n), MODEL_PAPER, p);
-        CHECK(close_to(eval_form(r.W_form, vals), num.W) && close_to(eval_form(r.H_form, vals), num.H) &&
-                  close_to(eval_form(r.S_form, vals), num.S),
+        CHECK(close_to(eval_form(r.W_form, &vals), num.W) && close_to(eval_form(r.H_form, &vals), num.H) &&
+                  close_to(eval_form(r.S_form, &vals), num.S),
               "%s at n=%lld p=%d: %s = %g, numeric %g", forms[i].file, (long long)n, p, r.W_form,
-              eval_form(r.W_form, vals), num.W);
+              eval_form(r.W_form, &vals), num.W);
       }
   }
+  arena_free(a);
+}
+
+// A program's closed forms against the numeric paper model at n = 1..nmax
+// (every n to 20, then every 17th, a different residue at each p) and
+// p = 1..16, or every n with full. Where the forms' conditions fail, the
+// case --symbolic prints: the analysis with n given. Some points also read
+// the printed forms back.
+static void check_closed(Arena *a, Program *prog, int64_t nmax, bool full) {
+  CostResult r = symbolic(a, prog);
+  int points = 0, cases = 0;
+  for (int p = 1; p <= 16; p++)
+    for (int64_t n = 1; n <= nmax; n++) {
+      if (!full && n > 20 && n % 17 != p) continue;
+      Arena *pa = arena_new();
+      CostResult num = analyse(pa, prog, arena_printf(pa, "n=%lld", (long long)n), MODEL_PAPER, p);
+      double v[3];
+      bool held = cost_closed_value(r.closed, &n, p, v);
+      if (!held) {
+        CostRequest req = {.prog = prog, .params = &n, .symbolic = (bool[]){false}, .model = MODEL_PAPER,
+                           .machine = machine_select(pa, NULL), .closed_form = true};
+        CHECK(cost_closed_value(cost_analyse(pa, &req).closed, &n, p, v), "%s: no case at n=%lld", prog->src->name,
+              (long long)n);
+        cases++;
+      }
+      CHECK(close_to(v[0], num.W) && close_to(v[1], num.H) && close_to(v[2], num.S),
+            "%s at n=%lld p=%d%s: W %.17g H %.17g S %g, numeric %.17g %.17g %g", prog->src->name, (long long)n, p,
+            held ? "" : " (case)", v[0], v[1], v[2], num.W, num.H, num.S);
+      if (held && (n % 29 == 0 || n < 5)) {
+        Names vals = {0};
+        name_set(&vals, "n", (double)n), name_set(&vals, "p", p), name_set(&vals, "log2(p)", ceil(log2(p)));
+        eval_definitions(pa, r.where_form, &vals);
+        const char *forms[3] = {r.W_form, r.H_form, r.S_form};
+        for (int k = 0; k < 3; k++)
+          CHECK(close_to(eval_form(forms[k], &vals), v[k]), "%s at n=%lld p=%d: %s reads back as %.17g, not %.17g",
+                prog->src->name, (long long)n, p, forms[k], eval_form(forms[k], &vals), v[k]);
+      }
+      points++;
+      arena_free(pa);
+    }
+  printf("%s: %d points, %d by the case at a given n\n", prog->src->name, points, cases);
+}
+
+// The closed forms of mss (1)-(5) (inits, tails and redconcat: families,
+// integer blocks), and of other uses of families.
+static void test_closed_forms(void) {
+  bool full = getenv("VECBSP_CLOSED_FULL");  // every n to 300 at every p: 24000 points for mss, some 20 s
+  Arena *a = arena_new();
+  for (int f = 1; f <= 5; f++) check_closed(a, load_file(a, arena_printf(a, "examples/mss%d.vec", f)), 300, full);
+  static const char *others[] = {
+      "main = inits (inits x)",
+      "main = map (fold (+)) (tails (map (\\y -> y * y) x))",
+      "main = pair_map (\\s t -> fold (+) s + fold (+) t) (inits x, tails x)",
+      "main = c_prod (\\s t -> fold (+) s + fold (+) t) (inits x) (tails x)",
+      "main = map (\\s -> hd s + entry s 0 + length (tl s)) (inits x)",
+      "main = map (map (fold (+))) (map inits (tails x))",
+      "main = map (fold max) (redconcat (map inits (inits x)))",
+      "main = map (\\t -> fold (+) (map (fold (+)) t)) (tails (inits x))",
+      "main = map (fold (+)) (redconcat (map (\\s -> [s, s]) (inits x)))",
+  };
+  for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+    check_closed(a, load_text(a, arena_printf(a, "param n\ninput x : [n]int\n%s", others[i])), 60, full);
   arena_free(a);
 }
 
@@ -468,9 +585,12 @@ static void test_errors(void) {
       {"main = fold (\\a b -> a) (inits (dummyvec (3, 1)))", "", false,
        "test.vec:1:8: error: 'fold' combines elements of one shape (the papers' constant-space restriction), "
        "but these have different shapes: [(1, 1), (2, 1), (3, 1)]"},
-      {"param n\ninput x : [n]int\nmain = inits x", "", true,
-       "test.vec:3:8: error: --symbolic: 'inits' builds vectors of as many different lengths as its argument "
-       "has elements, which has no closed form (give the parameters with -D)"},
+      {"param n\ninput x : [n]int\nmain = map (\\s -> fold (+) (dummyvec (n - length s, 1))) (inits x)", "", true,
+       "test.vec:3:8: error: --symbolic: which process is the busiest here has no closed form: the costs of the "
+       "elements do not grow along the vector (give the parameters with -D)"},
+      {"param n\ninput x : [n]int\nmain = redconcat (redconcat (map inits (inits x)))", "", true,
+       "test.vec:3:8: error: --symbolic: 'redconcat' of a joined vector has no closed form (give the parameters "
+       "with -D)"},
       {"param n\ninput x : [n]int\nmain = ifs n then 1 else 2", "", true,
        "test.vec:3:12: error: --symbolic: this 'ifs' tests a size that depends on the parameters, so its branch "
        "is not known (give the parameters with -D)"},
@@ -1058,7 +1178,7 @@ static const struct {
   void (*run)(void);
 } groups[] = {
     {"matvec-paper", test_matvec_paper}, {"matvec-exact", test_matvec_exact}, {"builtins", test_builtins},
-    {"exact-blocks", test_exact_blocks}, {"symbolic", test_symbolic},         {"errors", test_errors},
+    {"exact-blocks", test_exact_blocks}, {"symbolic", test_symbolic},         {"closed-forms", test_closed_forms},     {"errors", test_errors},
     {"shapes", test_shapes},             {"plan", test_plan},                 {"calibration", test_calibration},
     {"vector-folds", test_vector_folds}, {"reloads", test_reloads},       {"alternatives", test_alternatives},
     {"planner", test_planner},           {"twins", test_twins},               {"monotone", test_monotone},
