@@ -22,9 +22,16 @@ typedef struct Judge {
   int64_t *params;  // by index: every rewritten program declares the params in the same order
 } Judge;
 
+// The paper model from its closed forms when the program has them (at
+// large sizes far quicker than the analysis at those sizes), else as cost.
 static double judge_cost(void *ctx, Program *prog) {
   Judge *j = ctx;
   Arena *a = arena_new();
+  CostResult r;
+  if (j->model == MODEL_PAPER && cost_closed_predict(cost_closed_forms(a, prog, &j->machine), &j->machine, j->params, &r)) {
+    arena_free(a);
+    return r.seconds;
+  }
   CostRequest req = {.prog = prog, .model = j->model, .machine = j->machine, .params = j->params,
                      .planning = &j->planning, .plan_spec = j->opt->plan};
   double seconds = cost_analyse(a, &req).seconds;

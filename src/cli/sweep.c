@@ -45,6 +45,7 @@ typedef struct Sweep {
   CostModel model;     // as for cost
   Machine machine;     // before -p is varied
   Machine planning;    // the machine the plans are made for (cli_planning_machine)
+  const CostClosed **closed;  // by program: the paper model's closed forms (NULL: none)
   Sample *samples;     // by point * nprogs + program
   json_t *steadiness;  // --measure: the machine's, before the first round and after each (steady.c)
 } Sweep;
@@ -143,12 +144,26 @@ static Options point_options(Sweep *sw, Arena *a, int64_t i) {
   return o;
 }
 
+// The paper model's closed forms of each program, when it has them: a
+// prediction at any size then costs as much as at a small one. Programs
+// without them are analysed at each point.
+static void find_closed_forms(Sweep *sw) {
+  sw->closed = arena_calloc(sw->arena, (size_t)sw->nprogs, sizeof *sw->closed);
+  for (int j = 0; j < sw->nprogs && sw->model == MODEL_PAPER; j++)
+    sw->closed[j] = cost_closed_forms(sw->arena, sw->progs[j], &sw->machine);
+}
+
 // Program j's prediction on p processes with the params of o.
 static Sample predict_one(Sweep *sw, int j, int p, const Options *o) {
   Arena *a = arena_new();
   CostRequest req = {.prog = sw->progs[j], .model = sw->model, .machine = sw->machine};
   req.machine.p = p;
   req.params = cli_bind_params(a, sw->progs[j], o);
+  CostResult closed;
+  if (!sw->opt.measure && cost_closed_predict(sw->closed[j], &req.machine, req.params, &closed)) {
+    arena_free(a);
+    return (Sample){.W = closed.W, .H = closed.H, .S = closed.S, .ops = closed.ops, .predicted = closed.seconds};
+  }
   Machine planning = sw->planning;
   planning.p = p;
   if (sw->model == MODEL_EXACT || sw->opt.measure)  // what runs; the paper model predicts its template
@@ -531,6 +546,7 @@ void sweep_programs(const Options *opt, json_t *extra, FILE *out) {
   Sweep sw = {.opt = *opt};
   setup(&sw);
   warn_machine_once(&sw);
+  find_closed_forms(&sw);
   predict(&sw);
   if (sw.opt.measure) measure(&sw);
   if (out && sw.opt.json) print_json(&sw, out, extra);

@@ -214,6 +214,33 @@ CostResult cost_analyse(Arena *arena, const CostRequest *req) {
   return r;
 }
 
+typedef struct ClosedAttempt {
+  Arena *arena;
+  CostRequest req;
+  const CostClosed *closed;
+} ClosedAttempt;
+
+static void analyse_closed(void *ctx) {
+  ClosedAttempt *c = ctx;
+  c->closed = cost_analyse(c->arena, &c->req).closed;
+}
+
+const CostClosed *cost_closed_forms(Arena *a, Program *prog, const Machine *m) {
+  ClosedAttempt c = {a, {.prog = prog, .model = MODEL_PAPER, .machine = *m, .closed_form = true}, NULL};
+  c.req.params = arena_calloc(a, (size_t)prog->nparams + 1, sizeof *c.req.params);
+  diag_attempt(analyse_closed, &c, true);
+  return c.closed;
+}
+
+bool cost_closed_predict(const CostClosed *cf, const Machine *m, const int64_t *params, CostResult *r) {
+  double v[3];
+  if (!cf || !cost_closed_value(cf, params, m->p, v)) return false;
+  *r = (CostResult){.model = MODEL_PAPER, .machine = *m, .W = v[0], .H = v[1], .S = v[2]};
+  r->ops = r->W + r->H * m->g + r->S * m->l;
+  r->seconds = r->ops / m->s;
+  return true;
+}
+
 void cost_format_number(char *buf, size_t size, double x) {
   if (x == floor(x) && fabs(x) < 9007199254740992.0) {
     snprintf(buf, size, "%.0f", x == 0 ? 0.0 : x);

@@ -215,6 +215,13 @@ CostResult cost_analyse(Arena *a, const CostRequest *req);
 bool cost_closed_value(const CostClosed *cf, const int64_t *params, int p, double out[3]);
 // The conditions as a bound on one parameter: they hold from *from on.
 bool cost_closed_from(const CostClosed *cf, int *param, int64_t *from);
+// The paper model's closed forms of prog, every param a symbol, with
+// machine m's constants (in arena a), or NULL when it has none.
+const CostClosed *cost_closed_forms(Arena *a, Program *prog, const Machine *m);
+// The paper model's prediction on m (its p) at params (by index) from the
+// closed forms, into r (W, H, S, ops, seconds): false where they do not
+// hold (or cf is NULL), and the analysis gives it.
+bool cost_closed_predict(const CostClosed *cf, const Machine *m, const int64_t *params, CostResult *r);
 
 // The shortest decimal text that reads back as x; integers have no point.
 void cost_format_number(char *buf, size_t size, double x);
