@@ -145,12 +145,11 @@ static Options point_options(Sweep *sw, Arena *a, int64_t i) {
 }
 
 // The paper model's closed forms of each program, when it has them: a
-// prediction at any size then costs as much as at a small one. Programs
-// without them are analysed at each point.
+// prediction at any size then costs as much as at a small one (programs
+// without them are analysed at each point), and the leading terms.
 static void find_closed_forms(Sweep *sw) {
   sw->closed = arena_calloc(sw->arena, (size_t)sw->nprogs, sizeof *sw->closed);
-  for (int j = 0; j < sw->nprogs && sw->model == MODEL_PAPER; j++)
-    sw->closed[j] = cost_closed_forms(sw->arena, sw->progs[j], &sw->machine);
+  for (int j = 0; j < sw->nprogs; j++) sw->closed[j] = cost_closed_forms(sw->arena, sw->progs[j], &sw->machine);
 }
 
 // Program j's prediction on p processes with the params of o.
@@ -160,7 +159,7 @@ static Sample predict_one(Sweep *sw, int j, int p, const Options *o) {
   req.machine.p = p;
   req.params = cli_bind_params(a, sw->progs[j], o);
   CostResult closed;
-  if (!sw->opt.measure && cost_closed_predict(sw->closed[j], &req.machine, req.params, &closed)) {
+  if (sw->model == MODEL_PAPER && !sw->opt.measure && cost_closed_predict(sw->closed[j], &req.machine, req.params, &closed)) {
     arena_free(a);
     return (Sample){.W = closed.W, .H = closed.H, .S = closed.S, .ops = closed.ops, .predicted = closed.seconds};
   }
@@ -356,6 +355,99 @@ static int column_width(Sweep *sw, int j) {
   return name > numbers ? name : numbers;
 }
 
+// The leading term c*t^d of a program's predicted seconds (paper model,
+// from its closed forms, at the machine's p) as the varied params grow
+// together, t the first and the others in the ratio of their last values.
+typedef struct Leading {
+  bool found;
+  double coefficient;  // seconds
+  double power;        // a multiple of 1/2
+} Leading;
+
+// Seconds at t, or a negative number where the closed forms do not hold.
+static double closed_seconds(Sweep *sw, int j, double t) {
+  Program *prog = sw->progs[j];
+  Arena *a = arena_new();
+  Options o = sw->opt;
+  for (int r = 0; r < sw->nranges; r++) {
+    const Range *rg = &sw->ranges[r], *first = &sw->ranges[0];
+    double last = (double)range_value(rg, rg->count - 1), last0 = (double)range_value(first, first->count - 1);
+    o = with_define(a, o, rg->name, (int64_t)llround(t * last / last0));
+  }
+  CostResult res;
+  double seconds = cost_closed_predict(sw->closed[j], &sw->machine, cli_bind_params(a, prog, &o), &res) ? res.seconds : -1;
+  arena_free(a);
+  return seconds;
+}
+
+// The growth d = log2(s(2t)/s(t)) tends to the power as t doubles (a
+// polynomial's lower terms fade like 1/t; the barriers' l can make them
+// large at first): t grows until d is within 1e-7 of a multiple of 1/2, or
+// as far as the forms evaluate (within 1e-3 then).
+static Leading leading_term(Sweep *sw, int j) {
+  Leading lead = {0};
+  if (!sw->closed[j]) return lead;
+  for (int r = 0; r < sw->nranges; r++)
+    if (is_p(&sw->ranges[r])) return lead;
+  for (int k = 16; k <= 60; k += 2) {
+    double t = ldexp(1, k), s1 = closed_seconds(sw, j, t), s2 = closed_seconds(sw, j, 2 * t);
+    if (!(s1 > 0 && s2 > 0 && isfinite(s2))) return lead;
+    double d = log2(s2 / s1), power = round(2 * d) / 2;
+    if (fabs(d - power) < (k < 60 ? 1e-7 : 1e-3)) return (Leading){true, s2 / pow(2 * t, power), power};
+  }
+  return lead;
+}
+
+static char *leading_text(Sweep *sw, Leading lead) {
+  const char *t = sw->ranges[0].name;
+  if (lead.power == 0) return arena_printf(sw->arena, "%.4g s", lead.coefficient);
+  if (lead.power == 1) return arena_printf(sw->arena, "%.4g*%s s", lead.coefficient, t);
+  return arena_printf(sw->arena, "%.4g*%s^%g s", lead.coefficient, t, lead.power);
+}
+
+// The others' ratio to the first varied param, when several vary.
+static char *growth_text(Sweep *sw) {
+  const Range *first = &sw->ranges[0];
+  char *s = arena_printf(sw->arena, "as %s grows", first->name);
+  for (int r = 1; r < sw->nranges; r++) {
+    double ratio = (double)range_value(&sw->ranges[r], sw->ranges[r].count - 1) /
+                   (double)range_value(first, first->count - 1);
+    s = arena_printf(sw->arena, "%s%s%s = %.4g*%s", s, r == 1 ? " (" : ", ", sw->ranges[r].name, ratio, first->name);
+  }
+  return sw->nranges > 1 ? arena_printf(sw->arena, "%s)", s) : s;
+}
+
+static void print_leading(Sweep *sw, FILE *out) {
+  for (int r = 0; r < sw->nranges; r++)
+    if (is_p(&sw->ranges[r])) return;
+  fprintf(out, "\nleading terms (the paper model's closed forms, p = %d, %s):\n", sw->machine.p, growth_text(sw));
+  for (int j = 0; j < sw->nprogs; j++) {
+    Leading lead = leading_term(sw, j);
+    fprintf(out, "  %-*s  %s\n", column_width(sw, j) - 2, prog_name(sw, j),
+            lead.found ? leading_text(sw, lead) : sw->closed[j] ? "no term found" : "no closed form");
+  }
+}
+
+static json_t *leading_json(Sweep *sw) {
+  json_t *list = json_array();
+  for (int r = 0; r < sw->nranges; r++)
+    if (is_p(&sw->ranges[r])) return list;
+  for (int j = 0; j < sw->nprogs; j++) {
+    Leading lead = leading_term(sw, j);
+    json_t *row = json_pack("{s:s}", "program", prog_name(sw, j));
+    if (lead.found) {
+      json_object_set_new(row, "coefficient", json_real(lead.coefficient));
+      json_object_set_new(row, "power", json_real(lead.power));
+      json_object_set_new(row, "of", json_string(sw->ranges[0].name));
+      json_object_set_new(row, "text", json_string(leading_text(sw, lead)));
+    } else {
+      json_object_set_new(row, "none", json_string(sw->closed[j] ? "no term found" : "no closed form"));
+    }
+    json_array_append_new(list, row);
+  }
+  return list;
+}
+
 static void print_table(Sweep *sw, FILE *out) {
   bool m = sw->opt.measure;
   fprintf(out, "%s model, machine %s (p = %d), seconds %s\n", cost_model_name(sw->model), sw->machine.name,
@@ -376,6 +468,7 @@ static void print_table(Sweep *sw, FILE *out) {
     fputc('\n', out);
   }
   if (sw->nprogs > 1) print_crossovers(sw, out);
+  print_leading(sw, out);
   if (m) print_accuracy(sw, out);
 }
 
@@ -455,6 +548,7 @@ static void print_json(Sweep *sw, FILE *out, json_t *extra) {
                                   acc.max_abs, "pairs_differing", acc.pairs, "pairs_ranked_right", acc.ranked_right));
     json_object_set(root, "steadiness", sw->steadiness);
   }
+  json_object_set_new(root, "leading", leading_json(sw));
   if (extra) json_object_update(root, extra);
   json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
   fputc('\n', out);

@@ -24,17 +24,20 @@ static int occurrences(Node *n, Node *binder) {
 }
 
 // The text of n with the variable bound by binder (if any) printed as
-// with, and the subtree target (if any) printed as target_text.
+// with, and the subtrees target and second (if any) printed as their texts.
 typedef struct Subst {
   Node *binder;
   const char *with;
   Node *target;
   const char *target_text;
+  Node *second;
+  const char *second_text;
 } Subst;
 
 static const char *subst_hook(void *ctx, Node *n) {
   Subst *s = ctx;
   if (n == s->target) return s->target_text;
+  if (n == s->second) return s->second_text;
   if (s->binder && n->kind == N_VAR && n->ref == REF_LOCAL && n->binder == s->binder) return s->with;
   return NULL;
 }
@@ -147,12 +150,82 @@ static char *scan_lemma(Rules *r, Node *n) {
   return arena_printf(r->arena, "(prefix %s %s)", text(r, g[0]), text(r, seg[0]));
 }
 
+// fold op (map f x), or fold op x (f NULL).
+static bool fold_over(Node *n, Node **op, Node **f, Node **x) {
+  Node *a[2], *m[2];
+  if (!node_applies(n, B_FOLD, 2, a)) return false;
+  bool mapped = node_applies(a[1], B_MAP, 2, m);
+  *op = a[0], *f = mapped ? m[0] : NULL, *x = mapped ? m[1] : a[1];
+  return true;
+}
+
+// f y, or y when there is no f.
+static char *applied(Rules *r, Node *f, const char *y) {
+  return f ? arena_printf(r->arena, "%s %s", text(r, f), y) : (char *)y;
+}
+
+// Tupling (the banana split law): two folds over the same vector, the
+// halves of a pair or the operands of an operator, are one fold over pairs,
+//   E[fold op1 (map f x), fold op2 (map g x)]
+//     = (\t -> E[fst t, snd t]) (fold (\a b -> (op1 (fst a) (fst b), op2 (snd a) (snd b))) (map (\y -> (f y, g y)) x))
+// (for a pair, E[fst t, snd t] is t): one pass over x, one reduction.
+static char *tupling(Rules *r, Node *n) {
+  Node *op1, *f1, *x1, *op2, *f2, *x2;
+  if ((n->kind != N_PAIR && n->kind != N_BINOP) || !fold_over(n->lhs, &op1, &f1, &x1) ||
+      !fold_over(n->rhs, &op2, &f2, &x2) || strcmp(text(r, x1), text(r, x2)) != 0)
+    return NULL;
+  char *a = fresh(r, "a"), *b = fresh(r, "b"), *y = fresh(r, "y");
+  char *folded = arena_printf(r->arena, "(fold (\\%s %s -> (%s (fst %s) (fst %s), %s (snd %s) (snd %s))) (map (\\%s -> (%s, %s)) %s))",
+                              a, b, text(r, op1), a, b, text(r, op2), a, b, y, applied(r, f1, y), applied(r, f2, y),
+                              text(r, x1));
+  if (n->kind == N_PAIR) return folded;
+  char *t = fresh(r, "t");
+  // An operand of an operator or a pair: fst t needs no parentheses there.
+  Subst halves = {.target = n->lhs, .target_text = arena_printf(r->arena, "fst %s", t), .second = n->rhs,
+                  .second_text = arena_printf(r->arena, "snd %s", t)};
+  return arena_printf(r->arena, "((\\%s -> %s) %s)", t, text_with(r, n, halves), folded);
+}
+
+// The halves of a pair written (a, b) or pair a b.
+static bool halves(Node *n, Node **a, Node **b) {
+  Node *args[2];
+  if (n->kind == N_PAIR) {
+    *a = n->lhs, *b = n->rhs;
+    return true;
+  }
+  if (!node_applies(n, B_PAIR, 2, args)) return false;
+  *a = args[0], *b = args[1];
+  return true;
+}
+
+// map f x as f and x, or x alone as x (f NULL).
+static void mapped(Node *n, Node **f, Node **x) {
+  Node *m[2];
+  bool is_map = node_applies(n, B_MAP, 2, m);
+  *f = is_map ? m[0] : NULL, *x = is_map ? m[1] : n;
+}
+
+// Tupling of maps: pair_map over two maps of the same vector is one map,
+//   pair_map h (map f x, map g x) = map (\y -> h (f y) (g y)) x
+// (either map may be missing: x itself).
+static char *pair_map_fusion(Rules *r, Node *n) {
+  Node *pm[2], *left, *right, *f, *g, *x1, *x2;
+  if (!node_applies(n, B_PAIR_MAP, 2, pm) || !halves(pm[1], &left, &right)) return NULL;
+  mapped(left, &f, &x1);
+  mapped(right, &g, &x2);
+  if ((!f && !g) || strcmp(text(r, x1), text(r, x2)) != 0) return NULL;
+  char *y = fresh(r, "y");
+  char *fy = f ? arena_printf(r->arena, "(%s)", applied(r, f, y)) : y, *gy = g ? arena_printf(r->arena, "(%s)", applied(r, g, y)) : y;
+  return arena_printf(r->arena, "(map (\\%s -> %s %s %s) %s)", y, print_head(r->arena, pm[0]), fy, gy, text(r, x1));
+}
+
 static const struct {
   const char *law;
   char *(*apply)(Rules *r, Node *n);
 } rules[] = {
     {"map fusion", map_fusion},         {"beta reduction", beta}, {"map promotion", map_promotion},
     {"fold promotion", fold_promotion}, {"Horner's rule", horner}, {"scan lemma", scan_lemma},
+    {"tupling", tupling},               {"tupling of maps", pair_map_fusion},
 };
 enum { NRULES = sizeof rules / sizeof *rules };
 

@@ -99,5 +99,15 @@ if done.returncode == 0:
         was, becomes = c["was_cheapest"], c["becomes_cheapest"]
         check(costs[(n, becomes)] < costs[(n, was)] and costs[(n - 1, becomes)] >= costs[(n - 1, was)],
               f"crossover at n = {n}: {costs}")
+    # The leading terms (from the closed forms): n^2 and n, whose c*N^d is
+    # what cost's analysis predicts at a large N, within 1%.
+    leading = {row["program"]: row for row in report["leading"]}
+    for name, power, big in (("mss4.vec", 2, 20000), ("mss5.vec", 1, 100000000)):
+        lead = leading.get(name, {})
+        check(lead.get("power") == power and lead.get("of") == "n", f"leading term of {name}: {lead}")
+        out = run("cost", f"examples/{name}", "--model", "paper", "-D", f"n={big}", "--json")
+        at = json.loads(out.stdout)["seconds"]
+        check(abs(lead.get("coefficient", 0) * big ** power - at) <= 0.01 * at,
+              f"{name}: {lead} at n = {big} against {at} s")
 
 finish()
