@@ -96,15 +96,16 @@ static int count(CostClosed *cf, AtomKind kind) {
   return k;
 }
 
-// floor(x/p) or ceil(x/p): written out when x is one variable ("ceil(n/p)"),
-// else named ("c1", defined below the forms).
+// floor(x/p) or ceil(x/p): written out when x is a constant or one
+// variable ("ceil(n/p)"), else named ("c1", defined below the forms).
 static const Poly *rounded(Analysis *a, AtomKind kind, const Poly *x) {
   CostClosed *cf = a->cl;
   const Poly *q = over_p(a, x);
   const char *fn = kind == ATOM_FLOOR ? "floor" : "ceil";
   char *text = arena_printf(a->arena, "%s(%s)", fn, poly_format(cf->pc, q, cf->pvar));
   uint64_t vars = poly_vars(x);
-  bool simple = vars && !(vars & (vars - 1)) && x == poly_var(cf->pc, __builtin_ctzll(vars));
+  int64_t num, den;
+  bool simple = poly_constant(x, &num, &den) || (!(vars & (vars - 1)) && x == poly_var(cf->pc, __builtin_ctzll(vars)));
   char *name = simple ? text : arena_printf(a->arena, "%c%d", kind == ATOM_FLOOR ? 'q' : 'c', count(cf, kind) + 1);
   Atom *at = atom(a, (Atom){.kind = kind, .x = q}, name);
   if (!simple && !at->definition) at->definition = arena_printf(a->arena, "%s = %s", name, text);
