@@ -87,6 +87,14 @@ static void analyse_case(void *ctx) {
   c->r = cost_analyse(c->arena, &req);
 }
 
+// With every param given, the forms' values at the machine's p (a
+// prediction at any size for the time one at a small size takes).
+static bool closed_at_p(const CostRequest *req, const CostResult *r, CostResult *at) {
+  for (int k = 0; k < req->prog->nparams; k++)
+    if (req->symbolic[k]) return false;
+  return cost_closed_predict(r->closed, &req->machine, req->params, at);
+}
+
 static Case *closed_cases(Arena *a, const CostRequest *req, const CostResult *r, int *ncases) {
   int param;
   int64_t from;
@@ -179,6 +187,12 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
       json_array_append_new(list, c);
     }
     json_object_set_new(root, "cases", list);
+    CostResult at;
+    if (closed_at_p(req, r, &at))
+      json_object_set_new(root, "at_p", cost_json_checked(json_pack("{s:o, s:o, s:o, s:o, s:o}", "W", cost_json_number(at.W),
+                                                                    "H", cost_json_number(at.H), "S", cost_json_number(at.S),
+                                                                    "ops", cost_json_number(at.ops), "seconds",
+                                                                    cost_json_number(at.seconds))));
   } else {
     json_t *steps = json_array();
     for (int i = 0; i < r->nsteps; i++) {
@@ -276,6 +290,15 @@ static void print_forms(FILE *out, Arena *a, const Program *prog, const CostRequ
   fprintf(out, "cost = W + g*H + l*S%s%s\n", r->valid_form ? ", for " : "", r->valid_form ? r->valid_form : "");
   if (strstr(r->W_form, "log2") || strstr(r->H_form, "log2") || strstr(r->S_form, "log2"))
     fputs("(log2(p) stands for the base-2 logarithm of p rounded up)\n", out);
+  CostResult at;
+  if (closed_at_p(req, r, &at)) {
+    char W[64], H[64], S[64];
+    cost_format_number(W, sizeof W, at.W);
+    cost_format_number(H, sizeof H, at.H);
+    cost_format_number(S, sizeof S, at.S);
+    fprintf(out, "at p = %d (%s): W = %s, H = %s, S = %s, predicted time = %.4g s\n", at.machine.p, at.machine.name, W, H,
+            S, at.seconds);
+  }
   int ncases;
   Case *cases = closed_cases(a, req, r, &ncases);
   for (int i = 0; i < ncases; i++) {

@@ -367,18 +367,18 @@ static Shape *redconcat_shape(Analysis *a, Shape *x, Site *site) {
 }
 
 static Shape *entry_shape(Analysis *a, Shape *v, Shape *index, Site *site) {
-  if (family_is(v)) return family_entry(a, v, index);
   if (index->kind == SH_SIZE && !index->n.sym && !v->n.sym) {
     int64_t i = index->n.k;
     if (i < 0 || i >= v->n.k)
       error_at(site->pos, "entry: index %lld is out of range for a vector of length %lld", (long long)i,
                (long long)v->n.k);
-    return shape_elem(v, i);
+    return family_is(v) ? family_entry(a, v, index->n) : shape_elem(v, i);
   }
+  if (family_is(v) && index->kind == SH_SIZE) return family_entry(a, v, index->n);
   if (sz_is(v->n, 0)) error_at(site->pos, "entry of an empty vector");
   if (v->kind == SH_VEC) return v->a;
   Shape *ev = shape_erase(&a->sh, v);
-  if (ev->kind == SH_IRR)
+  if (shape_is_irregular(ev))
     error_at(site->pos, "entry with an index that depends on data, in a vector whose elements have "
                         "different shapes: %s", shape_format(&a->sh, ev));
   return ev->a;
@@ -403,7 +403,7 @@ static Shape *sequential(Analysis *a, Shape *f, Shape *x, Num *c, Site *site) {
   case B_ENTRY: *c = num_of(k->entry); return entry_shape(a, f->elems[0], x, site);
   case B_HD:
     *c = num_of(k->hd);
-    if (family_is(x)) return family_entry(a, x, shape_size(&a->sh, sz_of(0)));
+    if (family_is(x)) return family_entry(a, x, sz_of(0));
     return shape_elem(nonempty(x, site), 0);
   case B_TL:
     *c = num_of(k->tl);

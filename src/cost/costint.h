@@ -179,7 +179,7 @@ typedef Res (*ElemFn)(Analysis *a, void *ctx, Shape *x, Shape *y);
 bool family_is(Shape *x);  // an SH_FAM or SH_CAT
 Shape *family_segments(Analysis *a, Builtin b, Shape *x);  // inits or tails of a vector
 Shape *family_join(Analysis *a, Shape *x);                 // redconcat of a family of vectors
-Shape *family_entry(Analysis *a, Shape *v, Shape *index);  // entry (hd: index 0)
+Shape *family_entry(Analysis *a, Shape *v, Sz index);      // entry at a known index (hd: 0)
 Shape *family_tail(Analysis *a, Shape *v);                 // tl
 // fn applied to each element of x (and y: the one of them not a family is
 // regular), once at a symbolic index: the result, and the costs in ec.

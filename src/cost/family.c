@@ -31,7 +31,7 @@ static const Poly *sub(Analysis *a, const Poly *x, const Poly *y) { return poly_
 
 // Element i of a regular vector or a family.
 static Shape *elem_at(Analysis *a, Shape *v, const Poly *i) {
-  if (v->kind == SH_CAT) no_closed_form(a, "a joined vector taken element by element beside another");
+  if (v->kind == SH_CAT) no_closed_form(a, "an element of a joined vector, or one beside another vector's,");
   return shape_family_elem(&a->sh, v, i);
 }
 
@@ -42,15 +42,17 @@ static Shape *elem_at(Analysis *a, Shape *v, const Poly *i) {
 Shape *family_segments(Analysis *a, Builtin b, Shape *x) {
   if (x->kind == SH_CAT) no_closed_form(a, arena_printf(a->arena, "'%s' of a joined vector", builtin_name(b)));
   int k = take_index(a), j = take_index(a);
+  Sz seg_len = sz_poly(a->pc, add(a, var(a, k), lit(a, 1)));
   Shape *seg;  // segment k, of k + 1 elements: element j is x's j (inits) or n - 1 - k + j (tails)
   if (x->kind == SH_VEC) {
-    seg = shape_vec(&a->sh, sz_poly(a->pc, add(a, var(a, k), lit(a, 1))), x->a);
+    seg = shape_vec(&a->sh, seg_len, x->a);
   } else {
     const Poly *at = b == B_INITS ? var(a, j) : add(a, sub(a, len(a, x), add(a, var(a, k), lit(a, 1))), var(a, j));
-    seg = shape_family(&a->sh, sz_poly(a->pc, add(a, var(a, k), lit(a, 1))), elem_at(a, x, at), j);
+    seg = shape_family(&a->sh, seg_len, elem_at(a, x, at), j);
   }
+  Shape *segments = shape_family(&a->sh, x->n, seg, k);
   a->sh.depth -= 2;
-  return shape_family(&a->sh, x->n, seg, k);
+  return segments;
 }
 
 Shape *family_join(Analysis *a, Shape *x) {
@@ -60,16 +62,7 @@ Shape *family_join(Analysis *a, Shape *x) {
   return shape_join(&a->sh, x);
 }
 
-Shape *family_entry(Analysis *a, Shape *v, Shape *index) {
-  if (index->kind != SH_SIZE) {
-    Shape *ev = shape_erase(&a->sh, v);
-    if (shape_is_irregular(ev))
-      error_at(a->sh.site, "entry with an index that depends on data, in a vector whose elements have "
-                           "different shapes: %s", shape_format(&a->sh, ev));
-    return ev->a;
-  }
-  return elem_at(a, v, num_poly(a->pc, num_sz(index->n)));
-}
+Shape *family_entry(Analysis *a, Shape *v, Sz index) { return elem_at(a, v, num_poly(a->pc, num_sz(index))); }
 
 Shape *family_tail(Analysis *a, Shape *v) {
   if (v->kind == SH_CAT) no_closed_form(a, "'tl' of a joined vector");
@@ -88,6 +81,8 @@ Shape *family_map(Analysis *a, Shape *x, Shape *y, ElemFn fn, void *ctx, ElemCos
   int i = take_index(a), j = over->kind == SH_CAT ? take_index(a) : -1;
   Shape *row = NULL, *ex, *ey;  // over's row i, when it joins rows
   if (over->kind == SH_CAT) {
+    Shape *other = x == over ? y : x;
+    if (other && other->kind != SH_VEC) no_closed_form(a, "a joined vector taken element by element beside another");
     row = shape_family_elem(&a->sh, over->b, var(a, i));
     Shape *e = shape_family_elem(&a->sh, row, var(a, j));
     ex = x == over ? e : elem_at(a, x, lit(a, 0));
@@ -171,8 +166,9 @@ static const Poly *index_size(Shape *s, int var) {
 static void assume_differ(Analysis *a, Shape *e, int var) {
   PolyCtx *c = a->pc;
   const Poly *s = index_size(e, var);
-  if (!s) no_closed_form(a, "a vector whose elements differ in no size");
-  closed_assume(a, sub(a, poly_subst(c, s, var, lit(a, 1)), poly_subst(c, s, var, lit(a, 0))), false);
+  const Poly *d = s ? sub(a, poly_subst(c, s, var, lit(a, 1)), poly_subst(c, s, var, lit(a, 0))) : lit(a, 0);
+  if (d == lit(a, 0)) no_closed_form(a, "a vector whose first two elements have one shape and the others not");
+  closed_assume(a, d, false);
 }
 
 // The numeric model prices over as an irregular vector: its elements are

@@ -107,6 +107,15 @@ grep -qx 'H = (m\*n + n\*p + m)\*(p - 1)/p' "$tmp/sym.txt" || fail "H of (1)"
 grep -qx 'S = 2' "$tmp/sym.txt" || fail "S of (1)"
 json cost $mv2 --symbolic --json -- symbolic=true "H_form=(m*n + m*p + n)*(p - 1)/p" S_form=2
 json cost $mv1 --symbolic -D n=8 --json -- "W_form=15*m/p" params.n=8
+# mss (1): the forms hold for n >= 2, with the cases n = 1 and 0 printed;
+# with n given, their value at the machine's p is the analysis's.
+json cost examples/mss1.vec --symbolic --json -- "valid_for=n >= 2" "cases[0].params.n=1" "cases[0].S_form=p + 3" \
+  "cases[1].params.n=0" cases[1].error=string where=array
+numeric=$("$vecbsp" cost examples/mss1.vec --model paper -D n=300 -p 7 --json) || fail "cost mss1 n=300"
+for k in W H S; do
+  want=$(printf '%s' "$numeric" | sed -n "s/^  \"$k\": \(.*\),\$/\1/p")
+  json cost examples/mss1.vec --symbolic -D n=300 -p 7 --json -- "at_p.$k=$want"
+done
 
 # sweep: every point of every program, CSV, JSON; --measure runs them.
 "$vecbsp" sweep $mv1 $mv2 --model paper -D n=8 --vary m=20000:120000:20000 --csv >"$tmp/sweep.csv" || fail "sweep --csv"
