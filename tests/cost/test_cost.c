@@ -553,6 +553,8 @@ static void test_closed_forms(void) {
       "main = map (\\t -> fold (+) (map (fold (+)) t)) (tails (inits x))",
       "main = map (fold (+)) (redconcat (map (\\s -> [s, s]) (inits x)))",
       "main = map (fold (+)) (redconcat (map (\\y -> inits x) x))",
+      "main = fold (+) (map length (inits x))",
+      "main = map (\\s -> fold (+) (map (\\y -> fst y * length s) s)) (tails (map (\\y -> (y, y)) x))",
   };
   for (size_t i = 0; i < sizeof others / sizeof *others; i++)
     check_closed(a, load_text(a, arena_printf(a, "param n\ninput x : [n]int\n%s", others[i])), 60, full);
