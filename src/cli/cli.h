@@ -42,9 +42,69 @@ typedef struct Options {
   const char *refit;       // --refit FILE.json (probe): refit its recorded calibration runs
 } Options;
 
-// Parses argv[1..] (argv[0] is the subcommand name). Unknown flags and
-// missing flag values are errors.
+//
+// options.c: the table of subcommands and flags, which the parser, each
+// command's --help and the manual page read, and the parser.
+//
+
+// The subcommands, as bits: the commands a flag is accepted by.
+enum {
+  CMD_CHECK = 1 << 0, CMD_EVAL = 1 << 1, CMD_COST = 1 << 2, CMD_SWEEP = 1 << 3, CMD_DERIVE = 1 << 4,
+  CMD_COMPARE = 1 << 5, CMD_RUN = 1 << 6, CMD_COMPILE = 1 << 7, CMD_PLAN = 1 << 8, CMD_PROBE = 1 << 9,
+  CMD_ALL = (1 << 10) - 1
+};
+
+typedef struct CliCommand {
+  const char *name;          // as typed: "cost"
+  unsigned id;               // its CMD_ bit
+  int (*run)(int, char **);  // argv[0] is the command's name; returns the exit status
+  const char *synopsis;      // the arguments, after "vecbsp NAME"
+  const char *summary;       // what it does, one line
+} CliCommand;
+
+typedef enum FlagId {
+  FLAG_DEFINE, FLAG_INPUT, FLAG_RANDOM, FLAG_PROCS, FLAG_MACHINE, FLAG_G, FLAG_L, FLAG_S, FLAG_MODEL,
+  FLAG_SYMBOLIC, FLAG_PLAN, FLAG_VARY, FLAG_MEASURE, FLAG_REPEAT, FLAG_ROUNDS, FLAG_BACKEND, FLAG_PROFILE,
+  FLAG_STEPS, FLAG_STRICT, FLAG_QUICK, FLAG_LONG, FLAG_REFIT, FLAG_JSON, FLAG_CSV, FLAG_PLOT,
+  FLAG_OUTPUT, FLAG_HELP
+} FlagId;
+enum { FLAG_COUNT = FLAG_HELP + 1 };
+
+typedef struct CliFlag {
+  FlagId id;
+  const char *name;   // "-o"
+  const char *alias;  // another spelling ("--output"), or NULL
+  const char *value;  // the value's name in the help ("FILE"), NULL for a switch
+  bool repeatable;    // may be given several times (-D, --input, --vary)
+  unsigned commands;  // the CMD_ bits of the commands that accept it
+  const char *help;   // one line
+} CliFlag;
+
+extern const CliCommand cli_commands[];
+extern const int cli_ncommands;
+extern const CliFlag cli_flags[];
+extern const int cli_nflags;
+
+const CliCommand *cli_find_command(const char *name);
+
+// Parses argv[1..] (argv[0] is the subcommand name). Flags the command does
+// not take, flags given twice (but -D, --input, --vary) and missing values
+// are errors; -h or --help prints the command's help and exits.
 void cli_parse_options(int argc, char **argv, Options *opt);
+
+//
+// help.c: what the table says, for people: vecbsp --help, COMMAND --help,
+// --version and the manual page.
+//
+
+// The list of commands (status 0 on stdout, 2 on stderr: a usage error).
+int cli_print_usage(FILE *out);
+// One command's synopsis and every flag it accepts; returns 0.
+int cli_print_command_help(FILE *out, const CliCommand *cmd);
+// The manual page vecbsp(1), in roff.
+void cli_print_man(FILE *out);
+// "vecbsp VERSION".
+void cli_print_version(FILE *out);
 
 // Reads, parses and checks a program; exits with a diagnostic on error.
 // Returns the type of main as `check` prints it through main_type.
@@ -174,7 +234,8 @@ json_t *cost_json_checked(json_t *packed);  // json_pack's result, or an error i
 // (compare's agreement).
 void sweep_programs(const Options *opt, json_t *extra, FILE *out);
 
-// Subcommands: argv[0] is the subcommand's name. Each returns the exit status.
+// Subcommands (cli_commands runs them): argv[0] is the subcommand's name.
+// Each returns the exit status.
 int cmd_check(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_cost(int argc, char **argv);

@@ -316,8 +316,6 @@ int cmd_cost(int argc, char **argv) {
   Options opt;
   cli_parse_options(argc, argv, &opt);
   if (opt.nfiles != 1) fatal("cost expects one program file: vecbsp cost FILE -D NAME=VALUE ...");
-  if (opt.nvaries || opt.plot || opt.csv || opt.measure)
-    fatal("--vary, --csv, --plot and --measure are options of 'vecbsp sweep'");
   if (opt.symbolic && opt.model && strcmp(opt.model, "paper") != 0)
     fatal("--symbolic gives closed forms of the paper model only; use --model paper");
   Arena *a = arena_new();

@@ -124,7 +124,6 @@ int cmd_derive(int argc, char **argv) {
   Options opt;
   cli_parse_options(argc, argv, &opt);
   if (opt.nfiles != 1) fatal("derive expects one program file: vecbsp derive FILE -D NAME=VALUE ...");
-  if (opt.measure || opt.symbolic || opt.csv) fatal("--measure, --symbolic and --csv are not options of derive");
   if (opt.plot && !opt.nvaries) fatal("derive --plot draws the chain over a range: give --vary NAME=FROM:TO:STEP");
   if (opt.nvaries && !opt.plot) fatal("derive judges one size (-D); --vary goes with --plot");
   Arena *a = arena_new();

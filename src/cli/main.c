@@ -1,35 +1,9 @@
-// main.c: the vecbsp command: dispatches to the subcommands.
+// main.c: the vecbsp command: dispatches to the subcommands of options.c's
+// table, on a thread with a large stack.
 #include "cli/cli.h"
 
 #include <pthread.h>
 #include <string.h>
-
-static const struct {
-  const char *name;
-  int (*run)(int, char **);
-  const char *usage;
-} commands[] = {
-    {"check", cmd_check, "check FILE                      parse, infer types, check shapes"},
-    {"eval", cmd_eval, "eval FILE [-D..] [--input..|--random SEED]   sequential reference interpreter"},
-    {"cost", cmd_cost, "cost FILE [-D..] [--machine M] [-p -g -l -s] [--model exact|paper] [--symbolic] [--json]"},
-    {"sweep", cmd_sweep, "sweep FILE... --vary NAME=FROM:TO:STEP [-D..] [--csv|--json] [--plot OUT.svg]"},
-    {"derive", cmd_derive, "derive FILE -D.. [--model M] [--machine M] [-p P] [--steps N] [-o OUT.vec] [--plot OUT.svg --vary ..] [--json]"},
-    {"compare", cmd_compare, "compare A B... [--random SEED] [--vary NAME=FROM:TO:STEP [--measure]] [--json] [--plot OUT.svg]"},
-    {"run", cmd_run, "run FILE [-D..] [--input..|--random SEED] [-p P] [--backend threads|mpi] [--profile] [--json]"},
-    {"compile", cmd_compile, "compile FILE -o OUT.c [-D..] [-p P] [--plan SPEC]"},
-    {"plan", cmd_plan, "plan FILE [-D..] [-p P] [--machine M] [--plan SPEC] [--vary p=FROM:TO] [--json]"},
-    {"probe", cmd_probe, "probe [-p P] [--backend threads|mpi] [--refit FILE.json] [-o FILE.json] [--json]"},
-};
-enum { NCOMMANDS = sizeof commands / sizeof *commands };
-
-static int usage(FILE *out) {
-  fputs("usage: vecbsp COMMAND [OPTIONS]\n\ncommands:\n", out);
-  for (int i = 0; i < NCOMMANDS; i++) fprintf(out, "  %s\n", commands[i].usage);
-  fputs("\ncommon options: -D NAME=VALUE binds a param; --input NAME=[literal]|FILE;\n"
-        "--random SEED fills the other inputs; --json for machine-readable output.\n"
-        "See docs/user-guide.md.\n", out);
-  return out == stdout ? 0 : 2;
-}
 
 // A subcommand runs on a thread with a stack of STACK_BYTES (reserved, not
 // committed): the checks, the interpreter and the analyses recurse once per
@@ -63,12 +37,28 @@ static int run_on_big_stack(int (*run)(int, char **), int argc, char **argv) {
   return run(argc, argv);  // no such thread: the usual stack
 }
 
+// vecbsp help [COMMAND | --man]
+static int help(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--man") == 0) {
+    cli_print_man(stdout);
+    return 0;
+  }
+  const CliCommand *cmd = argc == 2 ? cli_find_command(argv[1]) : NULL;
+  if (cmd) return cli_print_command_help(stdout, cmd);
+  if (argc > 1) fprintf(stderr, "vecbsp: error: no command '%s'\n", argv[1]);
+  return cli_print_usage(argc > 1 ? stderr : stdout);
+}
+
 int main(int argc, char **argv) {
-  if (argc < 2) return usage(stderr);
+  if (argc < 2) return cli_print_usage(stderr);
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
-    return usage(stdout);
-  for (int i = 0; i < NCOMMANDS; i++)
-    if (strcmp(argv[1], commands[i].name) == 0) return run_on_big_stack(commands[i].run, argc - 1, argv + 1);
+    return help(argc - 1, argv + 1);
+  if (strcmp(argv[1], "--version") == 0) {
+    cli_print_version(stdout);
+    return 0;
+  }
+  const CliCommand *cmd = cli_find_command(argv[1]);
+  if (cmd) return run_on_big_stack(cmd->run, argc - 1, argv + 1);
   fprintf(stderr, "vecbsp: error: unknown command '%s'\n", argv[1]);
-  return usage(stderr);
+  return cli_print_usage(stderr);
 }

@@ -1,4 +1,6 @@
-// options.c: parsing the flags shared by the vecbsp subcommands.
+// options.c: the table of the vecbsp subcommands and their flags, which the
+// parser below, --help and the manual page (help.c) read; and what the
+// subcommands share to read their arguments (params, files, paths).
 #define _DEFAULT_SOURCE /* realpath */
 #include "cli/cli.h"
 
@@ -12,6 +14,92 @@
 
 // Options live as long as the process: their lists come from this arena.
 static Arena *option_arena;
+
+//
+// The table: every subcommand and every flag, with the commands that take
+// it. The parser, each command's --help and the manual page read it.
+//
+
+const CliCommand cli_commands[] = {
+    {"check", CMD_CHECK, cmd_check, "FILE [-D NAME=VALUE...]",
+     "parse, infer types, check shapes and that fold operators associate; print main's type"},
+    {"eval", CMD_EVAL, cmd_eval, "FILE [-D NAME=VALUE...] [--input NAME=VALUE...] [--random SEED]",
+     "run the sequential reference interpreter and print the result"},
+    {"cost", CMD_COST, cmd_cost, "FILE [-D NAME=VALUE...] [--machine M] [--model exact|paper]",
+     "predict the BSP cost of a program from its shapes alone: supersteps, W, H, S and the time"},
+    {"sweep", CMD_SWEEP, cmd_sweep, "FILE... --vary NAME=FROM:TO:STEP [--measure]",
+     "predicted (and measured) cost of programs over a range of sizes, and where the cheapest changes"},
+    {"derive", CMD_DERIVE, cmd_derive, "FILE -D NAME=VALUE... [-o OUT.vec]",
+     "search the Bird-Meertens rewrites for a cheaper program that computes the same"},
+    {"compare", CMD_COMPARE, cmd_compare, "A.vec B.vec... [--vary NAME=FROM:TO:STEP]",
+     "do the programs compute the same (a shrunk counterexample if not), and which is cheaper where"},
+    {"run", CMD_RUN, cmd_run, "FILE [-D NAME=VALUE...] [--input NAME=VALUE...] [--random SEED] [-p P]",
+     "compile to C over BSPlib (cached), run on P processes, print the result"},
+    {"compile", CMD_COMPILE, cmd_compile, "FILE [-o OUT.c] [-D NAME=VALUE...] [-p P]",
+     "emit the standalone C program over the BSPlib API"},
+    {"plan", CMD_PLAN, cmd_plan, "FILE [-D NAME=VALUE...] [-p P] [--vary p=FROM:TO]",
+     "the implementation chosen for every skeleton application, and the alternatives' predicted times"},
+    {"probe", CMD_PROBE, cmd_probe, "[-p P] [--backend threads|mpi] [-o FILE.json]",
+     "measure this machine's BSP parameters (s, g, l) and calibrate the exact model"},
+};
+const int cli_ncommands = sizeof cli_commands / sizeof *cli_commands;
+
+// Commands that predict for a machine (and plan for one).
+#define MACHINE_CMDS (CMD_COST | CMD_SWEEP | CMD_DERIVE | CMD_COMPARE | CMD_RUN | CMD_COMPILE | CMD_PLAN)
+// Commands that measure compiled programs.
+#define MEASURE_CMDS (CMD_SWEEP | CMD_COMPARE)
+
+const CliFlag cli_flags[] = {
+    {FLAG_DEFINE, "-D", NULL, "NAME=VALUE", true,
+     CMD_CHECK | CMD_EVAL | MACHINE_CMDS, "binds a param (each param once)"},
+    {FLAG_INPUT, "--input", NULL, "NAME=VALUE", true, CMD_EVAL | CMD_RUN | MEASURE_CMDS,
+     "an input: a literal ([1,2]), or a text, .csv or .npy file"},
+    {FLAG_RANDOM, "--random", NULL, "SEED", false, CMD_EVAL | CMD_RUN | MEASURE_CMDS,
+     "fills every input not given with random data"},
+    {FLAG_PROCS, "-p", NULL, "P", false, CMD_EVAL | MACHINE_CMDS | CMD_PROBE,
+     "processes (default: the machine's p; run and probe: the cores)"},
+    {FLAG_MACHINE, "--machine", NULL, "NAME|FILE.json", false, MACHINE_CMDS,
+     "the machine predicted and planned for (a file of vecbsp probe)"},
+    {FLAG_G, "-g", NULL, "G", false, MACHINE_CMDS, "overrides the machine's g (operations per word)"},
+    {FLAG_L, "-l", NULL, "L", false, MACHINE_CMDS, "overrides the machine's l (operations per barrier)"},
+    {FLAG_S, "-s", NULL, "S", false, MACHINE_CMDS, "overrides the machine's s (operations per second)"},
+    {FLAG_MODEL, "--model", NULL, "exact|paper", false, CMD_COST | CMD_SWEEP | CMD_DERIVE | CMD_COMPARE,
+     "what run executes (exact, the default) or the papers' calculus"},
+    {FLAG_SYMBOLIC, "--symbolic", NULL, NULL, false, CMD_COST, "W, H and S as closed forms in the unbound params and p"},
+    {FLAG_PLAN, "--plan", NULL, "paper|best[,SETTING...]", false, MACHINE_CMDS,
+     "the papers' template or the planner's best (settings: fold=tree,...)"},
+    {FLAG_VARY, "--vary", NULL, "NAME=FROM:TO:STEP", true, CMD_SWEEP | CMD_DERIVE | CMD_COMPARE | CMD_PLAN,
+     "a range of a param or of p (several advance together)"},
+    {FLAG_MEASURE, "--measure", NULL, NULL, false, MEASURE_CMDS, "also compile and run every program at every point"},
+    {FLAG_REPEAT, "--repeat", NULL, "K", false, CMD_RUN | MEASURE_CMDS, "timed runs (the median is reported)"},
+    {FLAG_ROUNDS, "--rounds", NULL, "R", false, MEASURE_CMDS,
+     "measure all the points R times, keep the fastest round"},
+    {FLAG_BACKEND, "--backend", NULL, "threads|mpi", false, CMD_RUN | MEASURE_CMDS | CMD_PROBE,
+     "the BSPlib runtime's backend (default threads)"},
+    {FLAG_PROFILE, "--profile", NULL, NULL, false, CMD_RUN,
+     "each superstep's counts, source position, predicted and measured time"},
+    {FLAG_STEPS, "--steps", NULL, "N", false, CMD_DERIVE, "programs whose rewrites are tried, at most (default 60)"},
+    {FLAG_STRICT, "--strict", NULL, NULL, false, CMD_CHECK, "an operator that is not associative is an error"},
+    {FLAG_QUICK, "--quick", NULL, NULL, false, CMD_PROBE, "a probe of a few seconds, less accurate"},
+    {FLAG_LONG, "--long", NULL, NULL, false, CMD_PROBE, "a longer, more accurate probe"},
+    {FLAG_REFIT, "--refit", NULL, "FILE.json", false, CMD_PROBE,
+     "refit an earlier probe's recorded runs, running nothing"},
+    {FLAG_JSON, "--json", NULL, NULL, false, CMD_EVAL | CMD_COST | CMD_SWEEP | CMD_DERIVE | CMD_COMPARE | CMD_RUN | CMD_PLAN | CMD_PROBE,
+     "machine-readable output on stdout, numbers in full precision"},
+    {FLAG_CSV, "--csv", NULL, NULL, false, MEASURE_CMDS, "the table as CSV on stdout"},
+    {FLAG_PLOT, "--plot", NULL, "OUT.svg|OUT.png|OUT.pdf", false, CMD_SWEEP | CMD_DERIVE | CMD_COMPARE,
+     "draw the curves with gnuplot, in the format the extension names"},
+    {FLAG_OUTPUT, "-o", "--output", "FILE", false, CMD_EVAL | CMD_RUN | CMD_COMPILE | CMD_DERIVE | CMD_PROBE,
+     "the output: a .npy result (compile: C, derive: VEC-BSP, probe: JSON)"},
+    {FLAG_HELP, "-h", "--help", NULL, false, CMD_ALL, "this help"},
+};
+const int cli_nflags = sizeof cli_flags / sizeof *cli_flags;
+
+const CliCommand *cli_find_command(const char *name) {
+  for (int i = 0; i < cli_ncommands; i++)
+    if (strcmp(cli_commands[i].name, name) == 0) return &cli_commands[i];
+  return NULL;
+}
 
 static void push(const char ***list, int *n, const char *s) {
   if (!option_arena) option_arena = arena_new();
@@ -39,100 +127,102 @@ static long long parse_integer(const char *flag, const char *s, long long lo, lo
   return v;
 }
 
-// Flag value either glued ("-Dn=3", "--json=..") or in the next argument.
-static const char *flag_value(int argc, char **argv, int *i, const char *flag) {
+static const char *one_of(const char *flag, const char *value, const char *a, const char *b) {
+  if (strcmp(value, a) != 0 && strcmp(value, b) != 0) fatal("%s must be '%s' or '%s', got '%s'", flag, a, b, value);
+  return value;
+}
+
+// The spelling of arg that names flag f (its name or its long alias), or NULL.
+// A flag with a value matches glued ("-Dn=3", "-p4", "--input=v=[1]");
+// a switch only exactly (--json=no is no flag).
+static const char *spelling(const CliFlag *f, const char *arg) {
+  const char *names[] = {f->name, f->alias};
+  for (int k = 0; k < 2 && names[k]; k++) {
+    size_t n = strlen(names[k]);
+    if (strncmp(arg, names[k], n) != 0) continue;
+    if (arg[n] == '\0') return names[k];
+    if (f->value && names[k][1] == '-' && arg[n] == '=') return names[k];
+    if (f->value && names[k][1] != '-') return names[k];  // a short flag with its value glued on
+  }
+  return NULL;
+}
+
+static const CliFlag *find_flag(const char *arg, const char **name) {
+  for (int i = 0; i < cli_nflags; i++)
+    if ((*name = spelling(&cli_flags[i], arg))) return &cli_flags[i];
+  return NULL;
+}
+
+// The flag's value, glued on or in the next argument.
+static const char *flag_value(int argc, char **argv, int *i, const char *name) {
   const char *arg = argv[*i];
-  size_t n = strlen(flag);
-  if (arg[n] == '=' && flag[1] == '-') return arg + n + 1;
-  if (arg[n] != '\0') return arg + n;  // -Dn=3, -p4
-  if (*i + 1 >= argc) fatal("%s needs a value", flag);
+  size_t n = strlen(name);
+  if (arg[n] == '=' && name[1] == '-') return arg + n + 1;
+  if (arg[n] != '\0') return arg + n;
+  if (*i + 1 >= argc) fatal("%s needs a value", name);
   return argv[++*i];
 }
 
-// A flag without a value: exactly itself (--json=no is no flag).
-static bool is_switch(const char *arg, const char *flag) { return strcmp(arg, flag) == 0; }
-
-static bool is_flag(const char *arg, const char *flag) {
-  size_t n = strlen(flag);
-  if (strncmp(arg, flag, n) != 0) return false;
-  if (arg[n] == '\0') return true;
-  if (flag[1] == '-') return arg[n] == '=';
-  return strlen(flag) == 2;  // short flags may carry their value glued on
+static void apply(Options *opt, const CliFlag *f, const char *name, const char *v, const CliCommand *cmd) {
+  switch (f->id) {
+  case FLAG_DEFINE: push(&opt->defines, &opt->ndefines, v); break;
+  case FLAG_INPUT: push(&opt->inputs, &opt->ninputs, v); break;
+  case FLAG_VARY: push(&opt->varies, &opt->nvaries, v); break;
+  case FLAG_RANDOM: {
+    char *end;
+    errno = 0;
+    opt->seed = strtoull(v, &end, 10);
+    if (!isdigit((unsigned char)*v) || *end != '\0' || errno)
+      fatal("--random expects a non-negative integer seed, got '%s'", v);
+    opt->has_seed = true;
+    break;
+  }
+  case FLAG_PROCS: opt->p = (int)parse_integer(name, v, 1, 1 << 20); break;
+  case FLAG_MACHINE: opt->machine = v; break;
+  case FLAG_G: opt->g = parse_double(name, v), opt->has_g = true; break;
+  case FLAG_L: opt->l = parse_double(name, v), opt->has_l = true; break;
+  case FLAG_S: opt->s = parse_double(name, v), opt->has_s = true; break;
+  case FLAG_MODEL: opt->model = one_of(name, v, "exact", "paper"); break;
+  case FLAG_SYMBOLIC: opt->symbolic = true; break;
+  case FLAG_PLAN: opt->plan = v; break;
+  case FLAG_MEASURE: opt->measure = true; break;
+  case FLAG_REPEAT: opt->repeat = (int)parse_integer(name, v, 1, 1000000); break;
+  case FLAG_ROUNDS: opt->rounds = (int)parse_integer(name, v, 1, 1000); break;
+  case FLAG_BACKEND: opt->backend = one_of(name, v, "threads", "mpi"); break;
+  case FLAG_PROFILE: opt->profile = true; break;
+  case FLAG_STEPS: opt->steps = (int)parse_integer(name, v, 1, 100000); break;
+  case FLAG_STRICT: opt->strict = true; break;
+  case FLAG_QUICK:
+  case FLAG_LONG:
+    if (opt->effort) fatal("--quick and --long exclude each other");
+    opt->effort = f->name;
+    break;
+  case FLAG_REFIT: opt->refit = v; break;
+  case FLAG_JSON: opt->json = true; break;
+  case FLAG_CSV: opt->csv = true; break;
+  case FLAG_PLOT: opt->plot = v; break;
+  case FLAG_OUTPUT: opt->output = v; break;
+  case FLAG_HELP: exit(cli_print_command_help(stdout, cmd));
+  }
 }
 
 void cli_parse_options(int argc, char **argv, Options *opt) {
   memset(opt, 0, sizeof *opt);
+  const CliCommand *cmd = cli_find_command(argv[0]);
+  bool given[FLAG_COUNT] = {0};
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
+    const char *a = argv[i], *name;
     if (a[0] != '-' || a[1] == '\0') {
       push(&opt->files, &opt->nfiles, a);
-    } else if (is_flag(a, "-D")) {
-      push(&opt->defines, &opt->ndefines, flag_value(argc, argv, &i, "-D"));
-    } else if (is_flag(a, "--input")) {
-      push(&opt->inputs, &opt->ninputs, flag_value(argc, argv, &i, "--input"));
-    } else if (is_flag(a, "--random")) {
-      const char *v = flag_value(argc, argv, &i, "--random");
-      char *end;
-      errno = 0;
-      opt->seed = strtoull(v, &end, 10);
-      if (!isdigit((unsigned char)*v) || *end != '\0' || errno)
-        fatal("--random expects a non-negative integer seed, got '%s'", v);
-      opt->has_seed = true;
-    } else if (is_flag(a, "-p")) {
-      opt->p = (int)parse_integer("-p", flag_value(argc, argv, &i, "-p"), 1, 1 << 20);
-    } else if (is_flag(a, "--machine")) {
-      opt->machine = flag_value(argc, argv, &i, "--machine");
-    } else if (is_flag(a, "-g")) {
-      opt->g = parse_double("-g", flag_value(argc, argv, &i, "-g"));
-      opt->has_g = true;
-    } else if (is_flag(a, "-l")) {
-      opt->l = parse_double("-l", flag_value(argc, argv, &i, "-l"));
-      opt->has_l = true;
-    } else if (is_flag(a, "-s")) {
-      opt->s = parse_double("-s", flag_value(argc, argv, &i, "-s"));
-      opt->has_s = true;
-    } else if (is_switch(a, "--json")) {
-      opt->json = true;
-    } else if (is_switch(a, "--csv")) {
-      opt->csv = true;
-    } else if (is_flag(a, "--model")) {
-      opt->model = flag_value(argc, argv, &i, "--model");
-      if (strcmp(opt->model, "exact") != 0 && strcmp(opt->model, "paper") != 0)
-        fatal("--model must be 'exact' or 'paper', got '%s'", opt->model);
-    } else if (is_flag(a, "--steps")) {
-      opt->steps = (int)parse_integer("--steps", flag_value(argc, argv, &i, "--steps"), 1, 100000);
-    } else if (is_switch(a, "--strict")) {
-      opt->strict = true;
-    } else if (is_switch(a, "--symbolic")) {
-      opt->symbolic = true;
-    } else if (is_flag(a, "--vary")) {
-      push(&opt->varies, &opt->nvaries, flag_value(argc, argv, &i, "--vary"));
-    } else if (is_flag(a, "--plot")) {
-      opt->plot = flag_value(argc, argv, &i, "--plot");
-    } else if (is_switch(a, "--measure")) {
-      opt->measure = true;
-    } else if (is_flag(a, "--repeat")) {
-      opt->repeat = (int)parse_integer("--repeat", flag_value(argc, argv, &i, "--repeat"), 1, 1000000);
-    } else if (is_flag(a, "--rounds")) {
-      opt->rounds = (int)parse_integer("--rounds", flag_value(argc, argv, &i, "--rounds"), 1, 1000);
-    } else if (is_flag(a, "--backend")) {
-      opt->backend = flag_value(argc, argv, &i, "--backend");
-      if (strcmp(opt->backend, "threads") != 0 && strcmp(opt->backend, "mpi") != 0)
-        fatal("--backend must be 'threads' or 'mpi', got '%s'", opt->backend);
-    } else if (is_switch(a, "--profile")) {
-      opt->profile = true;
-    } else if (is_switch(a, "--quick") || is_switch(a, "--long")) {
-      if (opt->effort && strcmp(opt->effort, a) != 0) fatal("--quick and --long exclude each other");
-      opt->effort = a;
-    } else if (is_flag(a, "--refit")) {
-      opt->refit = flag_value(argc, argv, &i, "--refit");
-    } else if (is_flag(a, "-o") || is_flag(a, "--output")) {
-      opt->output = flag_value(argc, argv, &i, a[1] == 'o' ? "-o" : "--output");
-    } else if (is_flag(a, "--plan")) {
-      opt->plan = flag_value(argc, argv, &i, "--plan");
-    } else {
-      fatal("unknown option '%s' for '%s' (see vecbsp --help)", a, argv[0]);
+      continue;
     }
+    const CliFlag *f = find_flag(a, &name);
+    if (!f || !(f->commands & cmd->id))
+      fatal("%s option '%s' for '%s' (vecbsp %s --help lists its options)", f ? "no" : "unknown", a, cmd->name,
+            cmd->name);
+    if (given[f->id] && !f->repeatable) fatal("%s is given twice", name);
+    given[f->id] = true;
+    apply(opt, f, name, f->value ? flag_value(argc, argv, &i, name) : NULL, cmd);
   }
 }
 

@@ -34,8 +34,8 @@ static void parse_opts(int argc, char **argv, struct probe_opts *o)
 {
     Options opt;
     cli_parse_options(argc, argv, &opt);
-    if (opt.nfiles || opt.ndefines || opt.ninputs || opt.machine || opt.model)
-        fatal("probe takes only -p, --backend, -o, --json, --quick, --long and --refit");
+    if (opt.nfiles)
+        fatal("probe takes no file (vecbsp probe --help lists its options)");
     if (opt.refit && (opt.p || opt.backend || opt.effort))
         fatal("--refit takes the processes, the backend and the runs from its file");
     *o = (struct probe_opts){

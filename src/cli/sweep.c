@@ -83,7 +83,6 @@ static void setup(Sweep *sw) {
   if (opt->measure && !opt->rounds) opt->rounds = 1;
   if (opt->nfiles == 0) fatal("sweep expects program files: vecbsp sweep A.vec B.vec --vary NAME=FROM:TO:STEP");
   if (opt->nvaries == 0) fatal("sweep needs --vary NAME=FROM:TO:STEP");
-  if (opt->symbolic) fatal("--symbolic is an option of 'vecbsp cost'");
   if (opt->rounds && !opt->measure) fatal("--rounds is an option of --measure");
   if (opt->json && opt->csv) fatal("--json and --csv are exclusive");
   sw->arena = arena_new();

@@ -167,8 +167,10 @@ expect_error "vecbsp: error: the exact model's counts pass 2^63 for these sizes;
   "$vecbsp" cost $mv1 -D m=1099511627776 -D n=1099511627776
 expect_error "vecbsp: error: --vary m=1:10:1:x: expected NAME=FROM:TO:STEP" "$vecbsp" sweep $mv1 -D n=4 --vary m=1:10:1:x
 expect_error "vecbsp: error: --vary m=5:6:1: m varies twice" "$vecbsp" sweep $mv1 -D n=4 --vary m=1:2:1 --vary m=5:6:1
-expect_error "vecbsp: error: unknown option '--json=no' for 'cost' (see vecbsp --help)" "$vecbsp" cost $mv1 --json=no
-expect_error "vecbsp: error: --random expects a non-negative integer seed, got ' -1'" "$vecbsp" cost $mv1 --random ' -1'
+expect_error "vecbsp: error: unknown option '--json=no' for 'cost' (vecbsp cost --help lists its options)" "$vecbsp" cost $mv1 --json=no
+expect_error "vecbsp: error: no option '--measure' for 'cost' (vecbsp cost --help lists its options)" "$vecbsp" cost $mv1 --measure
+expect_error "vecbsp: error: --random expects a non-negative integer seed, got ' -1'" "$vecbsp" eval $mv1 --random ' -1'
+expect_error "vecbsp: error: -p is given twice" "$vecbsp" cost $mv1 -p 2 -p 4
 expect_error "vecbsp: error: -p 2000: the threads backend runs at most 1024 processes (MPI: --backend mpi)" \
   "$vecbsp" run $mv1 -D m=2 -D n=2 --random 1 -p 2000
 expect_error "vecbsp: error: --rounds is an option of --measure" "$vecbsp" sweep $mv1 --vary m=3:4:1 -D n=5 --rounds 2
