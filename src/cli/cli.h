@@ -7,6 +7,7 @@
 #include "lang/lang.h"
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 
 typedef struct Options {
@@ -145,6 +146,29 @@ void cli_check_result_file(const Options *opt);
 
 // Parses "NAME=VALUE" into its two halves (errors mention flag).
 void cli_split_assignment(const char *text, const char *flag, char **name, const char **value, Arena *a);
+
+//
+// cleanup.c: nothing left behind by an interrupt (SIGINT, SIGTERM, SIGHUP)
+// or an error: temporary files are removed, the child is stopped.
+//
+
+// Installs the handlers (not for a signal ignored from the start) and the
+// removal at exit.
+void cli_cleanup_init(void);
+// Blocks the interrupts (saving the mask), or restores the saved mask.
+void cli_block_interrupts(bool block, sigset_t *saved);
+// A new empty file TMPDIR/vecbsp-WHAT.XXXXXX, removed at exit or interrupt.
+char *cli_temp_file(Arena *a, const char *what);
+// path, made otherwise (a file or an empty directory), removed at exit or
+// interrupt unless forgotten or removed first.
+void cli_temp_keep(const char *path);
+void cli_temp_forget(const char *path);  // the file stays (renamed into place, say)
+void cli_temp_remove(const char *path);  // removed now
+// Runs argv (found on PATH if it has no slash) in a process group of its
+// own with stdout and stderr into files (NULL: our stderr), stdin from
+// /dev/null and extra environment variables (NAME=VALUE, NULL-terminated);
+// an interrupt is passed on to it. Returns its exit status (128 + signal).
+int cli_run_child(char **argv, const char *out, const char *err, const char **env);
 
 //
 // runner.c: compiled programs, cached, run with bsprun.

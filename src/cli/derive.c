@@ -94,6 +94,7 @@ static void plot_chain(Arena *a, const Derivation *d, const Options *opt) {
   const char *tmp = getenv("TMPDIR");
   char *dir = arena_printf(a, "%s/vecbsp-derive-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp(dir)) fatal("--plot: cannot create a temporary directory: %s", strerror(errno));
+  cli_temp_keep(dir);
   Options o = *opt;
   o.files = arena_calloc(a, (size_t)d->nsteps, sizeof *o.files);
   o.nfiles = d->nsteps;
@@ -101,6 +102,7 @@ static void plot_chain(Arena *a, const Derivation *d, const Options *opt) {
     char *law = arena_printf(a, "%s", d->steps[k].law ? d->steps[k].law : "original");
     for (char *c = law; *c; c++) *c = *c == ' ' || *c == '\'' ? '-' : *c;
     o.files[k] = arena_printf(a, "%s/step%d-%s.vec", dir, k, law);
+    cli_temp_keep(o.files[k]);
     cli_write_file(o.files[k], d->steps[k].text);
   }
   o.ndefines = 0;  // the varied params come from --vary; the others keep their -D
@@ -115,8 +117,8 @@ static void plot_chain(Arena *a, const Derivation *d, const Options *opt) {
   }
   Chart chart = {&o, opt->json ? NULL : stdout};
   bool drawn = diag_attempt(draw, &chart, false);
-  for (int k = 0; k < d->nsteps; k++) unlink(o.files[k]);
-  rmdir(dir);
+  for (int k = 0; k < d->nsteps; k++) cli_temp_remove(o.files[k]);
+  cli_temp_remove(dir);
   if (!drawn) diag_rethrow();  // its error printed, the files removed
 }
 

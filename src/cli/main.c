@@ -20,6 +20,9 @@ typedef struct Job {
 
 static void *run_job(void *job) {
   Job *j = job;
+  sigset_t none;
+  sigemptyset(&none);
+  pthread_sigmask(SIG_SETMASK, &none, NULL);  // the interrupts are handled here, where the children are waited for
   j->status = j->run(j->argc, j->argv);
   arena_drop_spares();  // kept per thread: they would die with it, unreachable
   return NULL;
@@ -29,11 +32,14 @@ static int run_on_big_stack(int (*run)(int, char **), int argc, char **argv) {
   Job job = {run, argc, argv, 0};
   pthread_attr_t attr;
   pthread_t thread;
+  sigset_t saved;
+  cli_block_interrupts(true, &saved);  // in this thread, which only waits
   if (pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, STACK_BYTES) == 0 &&
       pthread_create(&thread, &attr, run_job, &job) == 0) {
     pthread_join(thread, NULL);
     return job.status;
   }
+  cli_block_interrupts(false, &saved);
   return run(argc, argv);  // no such thread: the usual stack
 }
 
@@ -58,6 +64,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   const CliCommand *cmd = cli_find_command(argv[1]);
+  cli_cleanup_init();
   if (cmd) return run_on_big_stack(cmd->run, argc - 1, argv + 1);
   fprintf(stderr, "vecbsp: error: unknown command '%s'\n", argv[1]);
   return cli_print_usage(stderr);

@@ -311,6 +311,7 @@ void cli_write_file(const char *path, const char *text) {
   char *tmp = xmalloc(n);
   snprintf(tmp, n, "%.*s.vecbsp-XXXXXX", dirlen, target);
   int fd = mkstemp(tmp);
+  if (fd >= 0) cli_temp_keep(tmp);  // an interrupt removes it
   mode_t mask = umask(0);
   umask(mask);
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -319,11 +320,12 @@ void cli_write_file(const char *path, const char *text) {
   if (!f && fd >= 0) close(fd);
   if (!ok || rename(tmp, target) != 0) {
     int err = errno;
-    if (fd >= 0) unlink(tmp);
+    if (fd >= 0) cli_temp_remove(tmp);
     free(tmp);
     free(real);
     fatal("cannot write '%s': %s", path, strerror(err));
   }
+  cli_temp_forget(tmp);
   free(tmp);
   free(real);
 }

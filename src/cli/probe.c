@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 /* What the command line asked for. */
@@ -49,30 +48,19 @@ static void parse_opts(int argc, char **argv, struct probe_opts *o)
  * NULL, after an error message, if it fails. */
 json_t *cli_run_bspprobe(Arena *a, const char *backend, int p, const char *const *args)
 {
-    char tmp[] = "/tmp/vecbsp-probe.XXXXXX";
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return probe_error("probe: cannot create a temporary file"), NULL;
-    close(fd);
+    char *tmp = cli_temp_file(a, "probe");
     const char *argv[16] = {cli_tool_path(a, "bsprun"), arena_printf(a, "--backend=%s", backend), "-n",
                             arena_printf(a, "%d", p),
                             cli_tool_path(a, strcmp(backend, "mpi") ? "bspprobe" : "bspprobe-mpi"), "-o", tmp};
     for (int i = 7; i < 15 && args && *args; i++)
         argv[i] = *args++;
-    pid_t child = fork();
-    if (child == 0) {
-        dup2(STDERR_FILENO, STDOUT_FILENO); /* keep our stdout for the result */
-        execv(argv[0], (char **)argv);
-        _exit(127);
-    }
-    int status = 0;
-    if (child < 0 || waitpid(child, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-        unlink(tmp);
+    if (cli_run_child((char **)argv, NULL, NULL, NULL) != 0) { /* its output on our stderr: stdout is the result's */
+        cli_temp_remove(tmp);
         return probe_error("probe: bspprobe failed on %d processes with the %s backend", p, backend), NULL;
     }
     json_error_t err;
     json_t *result = json_load_file(tmp, 0, &err);
-    unlink(tmp);
+    cli_temp_remove(tmp);
     if (!result)
         probe_error("probe: cannot read bspprobe's result: %s", err.text);
     return result;

@@ -5,12 +5,10 @@
 #include "codegen/codegen.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static int by_value(const void *x, const void *y) {
@@ -38,41 +36,8 @@ double runner_fastest_round(const double *round_medians, int rounds) {
 }
 
 //
-// Processes and files.
+// What a run leaves.
 //
-
-static char *temp_path(Arena *a, const char *what) {
-  const char *dir = getenv("TMPDIR");
-  char *path = arena_printf(a, "%s/vecbsp-%s.XXXXXX", dir && *dir ? dir : "/tmp", what);
-  int fd = mkstemp(path);
-  if (fd < 0) fatal("cannot create a temporary file in %s: %s", dir && *dir ? dir : "/tmp", strerror(errno));
-  close(fd);
-  return path;
-}
-
-// Runs argv with stdout and stderr into files and extra environment
-// variables (NAME=VALUE, NULL-terminated); returns the exit status.
-static int run_process(char **argv, const char *out, const char *err, const char **env) {
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) fatal("cannot start %s: %s", argv[0], strerror(errno));
-  if (pid == 0) {
-    int o = open(out, O_WRONLY | O_TRUNC), e = open(err, O_WRONLY | O_TRUNC);
-    if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0) _exit(127);
-    for (const char **v = env; v && *v; v++) {
-      char name[64];
-      size_t len = strcspn(*v, "=");
-      snprintf(name, sizeof name, "%.*s", (int)len, *v);
-      setenv(name, *v + len + 1, 1);
-    }
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) fatal("waiting for %s: %s", argv[0], strerror(errno));
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 static char *slurp(const char *path) {
   size_t n;
@@ -157,7 +122,20 @@ static const char *cc_optimise(void) {
   return o && *o ? o : "-O2";
 }
 
-// The executable for the C text, compiled by bspcc unless cached.
+// Writes text to a new file at path (registered for removal until it is
+// renamed into place).
+static void write_new(const char *path, const char *text) {
+  cli_temp_keep(path);
+  FILE *f = fopen(path, "w");
+  bool ok = f && fputs(text, f) >= 0;
+  if (f && fclose(f) != 0) ok = false;
+  if (!ok) fatal("cannot write '%s': %s", path, strerror(errno));
+}
+
+// The executable for the C text, compiled by bspcc unless cached. An entry
+// is the executable and its C source (to read), both compiled and written
+// under temporary names and renamed into place together, interrupts
+// blocked: the cache never holds half an entry.
 static char *build(Arena *a, const char *text, const Options *opt) {
   char *dir = cli_cache_dir(a), *bspcc = cli_tool_path(a, "bspcc");
   cli_make_dirs(dir);
@@ -166,21 +144,25 @@ static char *build(Arena *a, const char *text, const Options *opt) {
   char *exe = arena_printf(a, "%s/%016llx-%s%s", dir, (unsigned long long)h, opt->backend,
                            opt->profile ? "-profile" : "");
   if (access(exe, X_OK) == 0) return exe;
-  char *src = arena_printf(a, "%s.c", exe), *tmp = arena_printf(a, "%s.tmp.%ld", exe, (long)getpid());
-  cli_write_file(src, text);
-  char *log = temp_path(a, "cc");
+  char *tmp = arena_printf(a, "%s.tmp%ld", exe, (long)getpid()), *tmp_src = arena_printf(a, "%s.c", tmp);
+  write_new(tmp_src, text);
+  cli_temp_keep(tmp);
+  char *log = cli_temp_file(a, "cc");
   char *argv[] = {bspcc, arena_printf(a, "--backend=%s", opt->backend), (char *)cc_optimise(), (char *)cc_align, (char *)cc_regions,
-                  opt->profile ? "-DVECBSP_PROFILE" : "-DVECBSP_NO_PROFILE", "-o", tmp, src, NULL};
-  int status = run_process(argv, log, log, NULL);
-  if (status != 0 || rename(tmp, exe) != 0) {
+                  opt->profile ? "-DVECBSP_PROFILE" : "-DVECBSP_NO_PROFILE", "-o", tmp, tmp_src, NULL};
+  int status = cli_run_child(argv, log, log, NULL);
+  sigset_t saved;
+  cli_block_interrupts(true, &saved);
+  bool placed = status == 0 && rename(tmp_src, arena_printf(a, "%s.c", exe)) == 0 && rename(tmp, exe) == 0;
+  if (placed) cli_temp_forget(tmp), cli_temp_forget(tmp_src);
+  cli_block_interrupts(false, &saved);
+  if (!placed) {
     char *msg = slurp(log);
-    unlink(tmp);
-    unlink(log);
     fprintf(stderr, "%s", msg);
     free(msg);
-    fatal("compiling the generated program %s failed", src);
+    fatal("compiling the generated program failed (vecbsp compile writes it)");  // the files go at exit
   }
-  unlink(log);
+  cli_temp_remove(log);
   return exe;
 }
 
@@ -282,14 +264,16 @@ static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, 
   if (opt->has_seed) argv[nargs++] = arena_printf(a, "--random=%llu", (unsigned long long)opt->seed);
   int repeat = (opt->repeat ? opt->repeat : 1) + (warmup ? WARMUP_REPS : 0);
   argv[nargs++] = arena_printf(a, "--repeat=%d", repeat);
-  char *out = temp_path(a, "out"), *err = temp_path(a, "err"), *times = temp_path(a, "times");
-  char *profile = opt->profile ? temp_path(a, "profile") : NULL;
+  char *out = cli_temp_file(a, "out"), *err = cli_temp_file(a, "err"), *times = cli_temp_file(a, "times");
+  char *profile = opt->profile ? cli_temp_file(a, "profile") : NULL;
+  char *partial = opt->output ? arena_printf(a, "%s.partial", opt->output) : NULL;  // the program's, renamed when complete
+  if (partial) cli_temp_keep(partial);
   const char *env[] = {arena_printf(a, "VECBSP_TIMES=%s", times),
                        profile ? "BSPRUN_MPI_FLAGS=-x VECBSP_TIMES -x VECBSP_OUTPUT -x BSP_PROFILE"
                                : "BSPRUN_MPI_FLAGS=-x VECBSP_TIMES -x VECBSP_OUTPUT",
                        arena_printf(a, "VECBSP_OUTPUT=%s", opt->output ? opt->output : ""),
                        profile ? arena_printf(a, "BSP_PROFILE=%s", profile) : NULL, NULL};
-  int status = run_process(argv, out, err, env);
+  int status = cli_run_child(argv, out, err, env);
   RunOutcome o = {0};
   bool profile_read = true;
   if (status != 0) {
@@ -302,9 +286,11 @@ static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, 
     read_times(times, &o);
     if (profile) profile_read = read_profile(profile, repeat, opt->output != NULL, &o);
   }
-  const char *files[] = {out, err, times, profile, status && opt->output ? arena_printf(a, "%s.partial", opt->output) : NULL};
-  for (int i = 0; i < 5; i++)
-    if (files[i]) unlink(files[i]);
+  const char *files[] = {out, err, times, profile};
+  for (int i = 0; i < 4; i++)
+    if (files[i]) cli_temp_remove(files[i]);
+  if (partial && status) cli_temp_remove(partial);
+  else if (partial) cli_temp_forget(partial);
   if (status != 0) exit(1);
   if (!profile_read) fatal("the program's profile is unreadable (was it cut short? out of memory or disk?)");
   if (warmup && o.nseconds > WARMUP_REPS) {
