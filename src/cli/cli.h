@@ -141,6 +141,12 @@ Plan *cli_plan(Arena *a, Program *prog, const int64_t *params, const Options *op
 // a failure never leaves a half-written file.
 void cli_write_file(const char *path, const char *text);
 
+// A new file beside target (in its directory, named .vecbsp-XXXXXX), removed
+// at exit or interrupt until forgotten, with mode (< 0: a new file's, 0666
+// less the umask); its descriptor and *tmp its malloc'ed name, or -1 with
+// errno set.
+int cli_create_beside(const char *target, int mode, char **tmp);
+
 // -o FILE for a result (eval, run): only .npy files.
 void cli_check_result_file(const Options *opt);
 
@@ -248,7 +254,13 @@ Machine cost_machine_from_options(Arena *a, const Options *opt);
 // A warning when a probed machine's p (or backend, if given) is not the one
 // it is used for.
 void cost_warn_machine(const Machine *m, int p, const char *backend);
-void cost_print_number(FILE *out, double x);
+void cost_print_number(FILE *out, double x);  // in full (CSV)
+// A figure in a table: a count exactly, any other number to 4 significant
+// digits (--json and --csv give them in full).
+typedef struct Figure {
+  char text[32];
+} Figure;
+Figure cost_figure(double x);
 json_t *cost_json_number(double x);  // an integer while x is one exactly; not finite: an error
 json_t *cost_json_checked(json_t *packed);  // json_pack's result, or an error if it failed
 
@@ -257,6 +269,9 @@ json_t *cost_json_checked(json_t *packed);  // json_pack's result, or an error i
 // the --plot); extra (taken, may be NULL) is merged into the --json object
 // (compare's agreement).
 void sweep_programs(const Options *opt, json_t *extra, FILE *out);
+// An error unless --plot's path can be drawn: a file whose extension names
+// the format (.svg, .png, .pdf), not a directory.
+void sweep_check_plot(const char *path);
 
 // Subcommands (cli_commands runs them): argv[0] is the subcommand's name.
 // Each returns the exit status.

@@ -41,6 +41,13 @@ void cost_print_number(FILE *out, double x) {
   fputs(buf, out);
 }
 
+Figure cost_figure(double x) {
+  Figure f;
+  if (x == floor(x) && fabs(x) < 1e15) snprintf(f.text, sizeof f.text, "%.0f", x == 0 ? 0.0 : x);
+  else snprintf(f.text, sizeof f.text, "%.4g", x);
+  return f;
+}
+
 // --symbolic: -D binds some params, the others stay symbols.
 static const int64_t *bind_some(Arena *a, Program *prog, const Options *opt, const bool **symbolic) {
   bool *sym = arena_calloc(a, (size_t)prog->nparams + 1, sizeof *sym);
@@ -228,15 +235,9 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
 static void print_header(FILE *out, const Program *prog, const CostRequest *req, const CostResult *r) {
   const Machine *m = &r->machine;
   fprintf(out, "%s: %s model", prog->src->name, cost_model_name(r->model));
-  if (!req->closed_form) {
-    fprintf(out, ", machine %s (p = %d, g = ", m->name, m->p);
-    cost_print_number(out, m->g);
-    fputs(", l = ", out);
-    cost_print_number(out, m->l);
-    fputs(", s = ", out);
-    cost_print_number(out, m->s);
-    fputs(")", out);
-  }
+  if (!req->closed_form)
+    fprintf(out, ", machine %s (p = %d, g = %s, l = %s, s = %s)", m->name, m->p, cost_figure(m->g).text,
+            cost_figure(m->l).text, cost_figure(m->s).text);
   fputs("\n", out);
   if (r->plan) fprintf(out, "plan: %s\n", r->plan->name);
   bool any = false;
@@ -250,29 +251,23 @@ static void print_header(FILE *out, const Program *prog, const CostRequest *req,
 
 static void print_table(FILE *out, Arena *a, const CostResult *r) {
   fprintf(out, "\n%5s %14s %14s  %s\n", "step", "w", "h", "where");
-  for (int i = 0; i < r->nsteps; i++) {
-    char w[64], h[64];
-    cost_format_number(w, sizeof w, r->steps[i].w);
-    cost_format_number(h, sizeof h, r->steps[i].h);
-    fprintf(out, "%5d %14s %14s  %s  %s\n", i + 1, w, h, pos_text(a, r->steps[i].where), r->steps[i].what);
-  }
+  for (int i = 0; i < r->nsteps; i++)
+    fprintf(out, "%5d %14s %14s  %s  %s\n", i + 1, cost_figure(r->steps[i].w).text, cost_figure(r->steps[i].h).text,
+            pos_text(a, r->steps[i].where), r->steps[i].what);
   if (r->steps_truncated)
     fprintf(out, "      ... %.0f more supersteps not listed\n", r->S + 1 - r->nsteps);
-  char W[64], H[64], S[64], ops[64], g[64], l[64], s[64];
-  cost_format_number(W, sizeof W, r->W);
-  cost_format_number(H, sizeof H, r->H);
-  cost_format_number(S, sizeof S, r->S);
-  cost_format_number(ops, sizeof ops, r->ops);
-  cost_format_number(g, sizeof g, r->machine.g);
-  cost_format_number(l, sizeof l, r->machine.l);
-  cost_format_number(s, sizeof s, r->machine.s);
-  fprintf(out, "\nW = %s operations, H = %s words, S = %s barriers\n", W, H, S);
-  fprintf(out, "cost = W + g*H + l*S = %s + %s*%s + %s*%s = %s operations (the papers' unit)\n", W, g, H, l, S, ops);
+  // (a Figure lives to the end of the call it is an argument of)
+  fprintf(out, "\nW = %s operations, H = %s words, S = %s barriers\n", cost_figure(r->W).text, cost_figure(r->H).text,
+          cost_figure(r->S).text);
+  fprintf(out, "cost = W + g*H + l*S = %s + %s*%s + %s*%s = %s operations (the papers' unit)\n", cost_figure(r->W).text,
+          cost_figure(r->machine.g).text, cost_figure(r->H).text, cost_figure(r->machine.l).text,
+          cost_figure(r->S).text, cost_figure(r->ops).text);
   if (r->calibrated)
     fprintf(out, "predicted time = %.4g s (the machine's calibrated time of each count, docs/cost-model.md)\n",
             r->seconds);
   else
-    fprintf(out, "predicted time = %.4g s (the cost at %s operations per second)\n", r->seconds, s);
+    fprintf(out, "predicted time = %.4g s (the cost at %s operations per second)\n", r->seconds,
+            cost_figure(r->machine.s).text);
 }
 
 static void print_form_lines(FILE *out, const CostResult *r) {

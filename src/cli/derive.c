@@ -128,6 +128,7 @@ int cmd_derive(int argc, char **argv) {
   if (opt.nfiles != 1) fatal("derive expects one program file: vecbsp derive FILE -D NAME=VALUE ...");
   if (opt.plot && !opt.nvaries) fatal("derive --plot draws the chain over a range: give --vary NAME=FROM:TO:STEP");
   if (opt.nvaries && !opt.plot) fatal("derive judges one size (-D); --vary goes with --plot");
+  if (opt.plot) sweep_check_plot(opt.plot);  // before the search
   Arena *a = arena_new();
   Program *prog = cli_load_program(a, opt.files[0], NULL);
   Judge j = {&opt, cost_model_from_options(&opt), cost_machine_from_options(a, &opt), cli_planning_machine(a, &opt),

@@ -253,6 +253,7 @@ int64_t *cli_bind_params(Arena *a, const Program *prog, const Options *opt) {
     int k = 0;
     while (k < prog->nparams && strcmp(prog->params[k]->name, name) != 0) k++;
     if (k == prog->nparams) fatal("-D %s: the program has no parameter named '%s'", opt->defines[i], name);
+    if (bound[k]) fatal("-D %s: the parameter '%s' is bound twice", opt->defines[i], name);
     char flag[256];
     snprintf(flag, sizeof flag, "-D %s", name);
     vals[k] = parse_integer(flag, value, 0, (long long)1 << 62);
@@ -291,6 +292,29 @@ static void write_in_place(const char *path, const char *shown, const char *text
   if (!ok) fatal("cannot write '%s': %s", shown, strerror(errno));
 }
 
+int cli_create_beside(const char *target, int mode, char **tmp) {
+  const char *slash = strrchr(target, '/');
+  int dirlen = slash ? (int)(slash - target) + 1 : 0;
+  size_t n = (size_t)dirlen + 32;
+  *tmp = xmalloc(n);
+  snprintf(*tmp, n, "%.*s.vecbsp-XXXXXX", dirlen, target);
+  sigset_t saved;
+  cli_block_interrupts(true, &saved);  // registered as soon as it exists
+  int fd = mkstemp(*tmp);
+  if (fd >= 0) cli_temp_keep(*tmp);
+  cli_block_interrupts(false, &saved);
+  mode_t mask = umask(0);
+  umask(mask);
+  if (fd >= 0 && fchmod(fd, mode >= 0 ? (mode_t)mode : 0666 & ~mask) != 0) {
+    int err = errno;
+    close(fd);
+    cli_temp_remove(*tmp);
+    errno = err;
+    return -1;
+  }
+  return fd;
+}
+
 // A regular file is written beside itself under a temporary name and
 // renamed into place, so a failure never leaves half of it; through a
 // symbolic link the file it points at is written, and an existing file
@@ -305,22 +329,15 @@ void cli_write_file(const char *path, const char *text) {
     free(real);
     return;
   }
-  const char *slash = strrchr(target, '/');
-  int dirlen = slash ? (int)(slash - target) + 1 : 0;
-  size_t n = (size_t)dirlen + 32;
-  char *tmp = xmalloc(n);
-  snprintf(tmp, n, "%.*s.vecbsp-XXXXXX", dirlen, target);
-  int fd = mkstemp(tmp);
-  if (fd >= 0) cli_temp_keep(tmp);  // an interrupt removes it
-  mode_t mask = umask(0);
-  umask(mask);
+  char *tmp;
+  int fd = cli_create_beside(target, exists ? (int)(st.st_mode & 07777) : -1, &tmp);
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  bool ok = f && fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) == 0 && fputs(text, f) >= 0;
+  bool ok = f && fputs(text, f) >= 0;
   if (f && fclose(f) != 0) ok = false;
   if (!f && fd >= 0) close(fd);
   if (!ok || rename(tmp, target) != 0) {
     int err = errno;
-    if (fd >= 0) cli_temp_remove(tmp);
+    cli_temp_remove(tmp);
     free(tmp);
     free(real);
     fatal("cannot write '%s': %s", path, strerror(err));

@@ -42,7 +42,7 @@ static void print_report(Arena *a, Program *prog, const Machine *m, const PlanRe
   const Plan *pl = rep->plan;
   IrProgram *ir = pl->ir;
   printf("%s: plan '%s' for p = %d on machine %s\n", prog->src->name, pl->name, pl->p, m->name);
-  printf("predicted %.6g s; the papers' template %.6g s\n", rep->seconds, rep->paper_seconds);
+  printf("predicted %.4g s; the papers' template %.4g s\n", rep->seconds, rep->paper_seconds);
   for (int k = 0; k < prog->ninputs; k++) {
     Layout l = pl->input[k];
     printf("input %s: %s\n", prog->inputs[k]->name,
@@ -57,7 +57,7 @@ static void print_report(Arena *a, Program *prog, const Machine *m, const PlanRe
     printf("  %12s  alternative (the search's estimate of the program with it)\n", "seconds");
     for (int i = 0; i < rr->nalts; i++) {
       if (rr->program[i] >= 1e299) continue;
-      printf("  %12.6g  %s%s\n", rr->program[i], plan_choice_text(a, g, &rr->alt[i]), rr->alt[i].lanes > 1 ? ", 4 lanes" : "");
+      printf("  %12.4g  %s%s\n", rr->program[i], plan_choice_text(a, g, &rr->alt[i]), rr->alt[i].lanes > 1 ? ", 4 lanes" : "");
     }
   }
 }
@@ -110,7 +110,7 @@ static void vary_p(Arena *a, Program *prog, const int64_t *params, const Options
       json_array_append_new(rows, cost_json_checked(json_pack("{s:i, s:o, s:o}", "p", p, "seconds", cost_json_number(rep.seconds),
                                                               "paper_seconds", cost_json_number(rep.paper_seconds))));
     else
-      printf("%6d %14.6g %14.6g\n", p, rep.seconds, rep.paper_seconds);
+      printf("%6d %14.4g %14.4g\n", p, rep.seconds, rep.paper_seconds);
     if (rep.seconds < best_seconds) best_seconds = rep.seconds, best = p;
   }
   if (opt->json) {
@@ -120,7 +120,7 @@ static void vary_p(Arena *a, Program *prog, const int64_t *params, const Options
     fputc('\n', stdout);
     json_decref(root);
   } else {
-    printf("best p = %d (%.6g s)\n", best, best_seconds);
+    printf("best p = %d (%.4g s)\n", best, best_seconds);
   }
 }
 

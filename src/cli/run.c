@@ -27,7 +27,7 @@ static void print_json(const RunOutcome *o, const Options *opt, int p) {
     json_object_set_new(root, "H", json_integer(H));
     json_object_set_new(root, "S", json_integer((json_int_t)json_array_size(o->steps) - 1));
   }
-  char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+  char *text = json_dumps(root, JSON_INDENT(2));
   puts(text);
   free(text);
   json_decref(root);
@@ -47,7 +47,7 @@ static size_t busiest(json_t *work) {
 static void print_human(const RunOutcome *o, const Options *opt) {
   puts(o->result);
   if (opt->repeat)
-    fprintf(stderr, "time: min %.6f s, median %.6f s over %d runs\n", o->min, o->median, o->nseconds);
+    fprintf(stderr, "time: min %.4g s, median %.4g s over %d runs\n", o->min, o->median, o->nseconds);
   if (!o->steps) return;
   fprintf(stderr, "%9s %14s %12s %12s %12s %7s\n", "superstep", "w", "h", "seconds", "max work", "of pid");
   size_t i;

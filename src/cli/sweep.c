@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 // Shared with cost.c, which defines them.
@@ -85,6 +87,7 @@ static void setup(Sweep *sw) {
   if (opt->nvaries == 0) fatal("sweep needs --vary NAME=FROM:TO:STEP");
   if (opt->rounds && !opt->measure) fatal("--rounds is an option of --measure");
   if (opt->json && opt->csv) fatal("--json and --csv are exclusive");
+  if (opt->plot) sweep_check_plot(opt->plot);
   sw->arena = arena_new();
   sw->model = cost_model_from_options(opt);
   // Measured here, predicted for here: the machine given, else this host's probe.
@@ -99,6 +102,10 @@ static void setup(Sweep *sw) {
     for (int k = 0; k < i; k++)
       if (strcmp(sw->ranges[k].name, sw->ranges[i].name) == 0)
         fatal("--vary %s: %s varies twice", opt->varies[i], sw->ranges[i].name);
+    size_t len = strlen(sw->ranges[i].name);
+    for (int k = 0; k < opt->ndefines; k++)
+      if (strncmp(opt->defines[k], sw->ranges[i].name, len) == 0 && opt->defines[k][len] == '=')
+        fatal("--vary %s: %s is bound by -D %s too", opt->varies[i], sw->ranges[i].name, opt->defines[k]);
     if (sw->ranges[i].count != sw->ranges[0].count)
       fatal("--vary %s: every --vary advances together, so each needs as many values (%lld here, %lld for %s)",
             opt->varies[i], (long long)sw->ranges[i].count, (long long)sw->ranges[0].count, sw->ranges[0].name);
@@ -324,7 +331,7 @@ static void print_crossovers(Sweep *sw, FILE *out) {
     fprintf(out, ": %s becomes cheaper than %s", prog_name(sw, b), prog_name(sw, a));
     int64_t from = first_cheaper(sw, i, a, b);
     if (from >= 0) fprintf(out, " from %s = %lld on", sw->ranges[0].name, (long long)from);
-    fprintf(out, " (equal at %s = %.6g, linear between the points)\n", sw->ranges[0].name, crossing(sw, i, a, b));
+    fprintf(out, " (equal at %s = %.4g, linear between the points)\n", sw->ranges[0].name, crossing(sw, i, a, b));
   }
   if (!any) fprintf(out, "\nno crossover: %s is the cheapest throughout\n", prog_name(sw, cheapest(sw, 0)));
 }
@@ -460,7 +467,7 @@ static void print_table(Sweep *sw, FILE *out) {
       Sample *x = sample(sw, i, j);
       int pad = column_width(sw, j) - (m ? 34 : 16);
       if (m) fprintf(out, "%*s  %10.4g / %10.4g (%+6.1f%%)", pad, "", x->predicted, x->measured, 100 * rel_error(x));
-      else fprintf(out, "%*s%16.6g", pad, "", x->predicted);
+      else fprintf(out, "%*s%16.4g", pad, "", x->predicted);
     }
     if (sw->nprogs > 1) fprintf(out, "  %s", prog_name(sw, cheapest(sw, i)));
     if (sw->nprogs > 1 && m) fprintf(out, " / %s", prog_name(sw, fastest_measured(sw, i)));
@@ -558,13 +565,27 @@ static void print_json(Sweep *sw, FILE *out, json_t *extra) {
 // --plot: the curves through gnuplot.
 //
 
-static char *temp_file(Arena *a) {
-  const char *dir = getenv("TMPDIR");
-  char *path = arena_printf(a, "%s/vecbsp-sweep-XXXXXX", dir && *dir ? dir : "/tmp");
-  int fd = mkstemp(path);
-  if (fd < 0) fatal("--plot: cannot create a temporary file: %s", strerror(errno));
-  close(fd);
-  return path;
+// gnuplot's terminal for the format the file's extension names.
+static const char *plot_terminal(const char *path) {
+  static const char *const formats[][2] = {
+      {".svg", "svg size 720,480 dynamic font 'Helvetica,13'"},
+      {".png", "pngcairo size 960,640 font 'Helvetica,12'"},
+      {".pdf", "pdfcairo size 7.5in,5in font 'Helvetica,11'"},
+  };
+  const char *dot = strrchr(path, '.');
+  for (size_t i = 0; dot && i < sizeof formats / sizeof *formats; i++)
+    if (strcasecmp(dot, formats[i][0]) == 0) return formats[i][1];
+  fatal("--plot %s: the file's extension names the format: .svg, .png or .pdf", path);
+}
+
+void sweep_check_plot(const char *path) {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) fatal("--plot %s: is a directory; give a file OUT.svg, OUT.png or OUT.pdf", path);
+  plot_terminal(path);
+  const char *slash = strrchr(path, '/');
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+  if (access(dir, W_OK) != 0) fatal("--plot %s: cannot write it: %s", path, strerror(errno));
 }
 
 // s as a gnuplot string in single quotes (a quote is doubled).
@@ -594,11 +615,11 @@ static double decades(Sweep *sw) {
   return hi > 0 ? log10(hi / lo) : 0;
 }
 
-static void write_plot_script(Sweep *sw, const char *path, const char *data) {
+static void write_plot_script(Sweep *sw, const char *path, const char *data, const char *out) {
   FILE *f = fopen(path, "w");
   if (!f) fatal("--plot: cannot write '%s': %s", path, strerror(errno));
-  fputs("set terminal svg size 720,480 dynamic font 'Helvetica,13'\nset output ", f);
-  put_quoted(f, sw->opt.plot);
+  fprintf(f, "set terminal %s\nset output ", plot_terminal(sw->opt.plot));
+  put_quoted(f, out);
   char *title = arena_printf(sw->arena, "%s time, %s model, %s, p = %d",
                              sw->opt.measure ? "predicted (lines) and measured (points)" : "predicted",
                              cost_model_name(sw->model), sw->machine.name, sw->machine.p);
@@ -625,14 +646,27 @@ static void write_plot_script(Sweep *sw, const char *path, const char *data) {
   fclose(f);
 }
 
+// gnuplot draws into a file beside OUT, renamed into place when complete;
+// what it says goes to a log that is not shown (vecbsp says what failed).
 static void plot(Sweep *sw) {
-  char *data = temp_file(sw->arena), *script = temp_file(sw->arena);
+  const char *target = sw->opt.plot;
+  char *data = cli_temp_file(sw->arena, "plot-data"), *script = cli_temp_file(sw->arena, "plot"),
+       *log = cli_temp_file(sw->arena, "gnuplot"), *out;
+  int fd = cli_create_beside(target, -1, &out);
+  if (fd < 0) fatal("--plot %s: cannot write it: %s", target, strerror(errno));
+  close(fd);
   write_plot_data(sw, data);
-  write_plot_script(sw, script, data);
-  int status = system(arena_printf(sw->arena, "gnuplot '%s' 2>&1", script));
-  unlink(data);
-  unlink(script);
-  if (status != 0) fatal("--plot: gnuplot failed or is not installed (status %d)", status);
+  write_plot_script(sw, script, data, out);
+  char *argv[] = {"gnuplot", script, NULL};
+  int status = cli_run_child(argv, log, log, NULL);
+  if (status == 0 && rename(out, target) == 0) cli_temp_forget(out);
+  else if (status == 0) fatal("--plot %s: cannot write it: %s", target, strerror(errno));  // the files go at exit
+  else if (status == 127) fatal("--plot: gnuplot is not installed (scripts/setup-deps.sh installs it)");
+  else fatal("--plot %s: gnuplot could not draw it (status %d)", target, status);
+  free(out);
+  cli_temp_remove(data);
+  cli_temp_remove(script);
+  cli_temp_remove(log);
 }
 
 void sweep_programs(const Options *opt, json_t *extra, FILE *out) {

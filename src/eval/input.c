@@ -240,6 +240,9 @@ static Value read_npy_input(Binder *b, const char *path) {
 }
 
 static Value bind_one(Binder *b, const char *text) {
+  struct stat st;
+  if (!is_literal(text) && stat(text, &st) == 0 && S_ISDIR(st.st_mode))
+    fatal("input '%s': '%s' is a directory, not a data file", b->input->name, text);
   if (!is_literal(text)) return is_npy(text) ? read_npy_input(b, text) : read_file_input(b, text);
   char *name = arena_printf(b->arena, "--input %s", b->input->name);
   Source *src = source_from_string(b->arena, name, text, strlen(text));

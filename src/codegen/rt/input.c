@@ -170,6 +170,7 @@ static inline void rt_bind_param(const rt_decls *d, const char *text, int64_t *p
   while (k < d->nparams && (strlen(d->params[k]) != len || strncmp(d->params[k], text, len) != 0)) k++;
   if (k == d->nparams)
     rt_error(NULL, "-D %s: the program has no parameter named '%.*s'", text, (int)len, text);
+  if (bound[k]) rt_error(NULL, "-D %s: the parameter '%s' is bound twice", text, d->params[k]);
   char flag[256];
   snprintf(flag, sizeof flag, "-D %s", d->params[k]);
   params[k] = rt_integer(flag, eq + 1, 0, (long long)1 << 62);
@@ -457,10 +458,19 @@ static inline int rt_column(int64_t offset_in_line) {
   return offset_in_line < INT_MAX ? (int)offset_in_line + 1 : INT_MAX;
 }
 
+/* The data file of an input, open for reading (a directory is an error). */
+static inline int rt_open_data(const char *input, const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0) rt_error(NULL, "input '%s': cannot read '%s': %s", input, path, strerror(errno));
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+    rt_error(NULL, "input '%s': '%s' is a directory, not a data file", input, path);
+  return fd;
+}
+
 static inline void rt_reader_open(rt_reader *r, const char *input, const char *path, const rt_shape *whole) {
   *r = (rt_reader){.path = path, .line = 1, .input = input, .whole = whole};
-  r->fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (r->fd < 0) rt_error(NULL, "input '%s': cannot read '%s': %s", input, path, strerror(errno));
+  r->fd = rt_open_data(input, path);
   r->buf = malloc((size_t)RT_READ_CHUNK);
   if (!r->buf) rt_out_of_memory();
 }
@@ -617,8 +627,7 @@ static inline void rt_npy_open(const char *name, const char *path, const rt_shap
   int64_t dims[RT_NPY_MAX_DIMS];
   int ndim;
   f->kind = rt_npy_kind_of(s, dims, &ndim);
-  f->fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (f->fd < 0) rt_error(NULL, "input '%s': cannot read '%s': %s", name, path, strerror(errno));
+  f->fd = rt_open_data(name, path);
   char err[1024];
   if (!rt_npy_check_input(f->fd, path, name, rt_shape_str(s), f->kind, dims, ndim, &f->h, err, sizeof err)) {
     close(f->fd);
