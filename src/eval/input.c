@@ -120,7 +120,9 @@ static Value literal_value(Binder *b, Node *n, InputType *t) {
 
 //
 // Data files: whitespace-separated scalars in row-major order (the
-// components of a tuple one after the other).
+// components of a tuple one after the other); or a .csv file: a vector's
+// values on one line or one a line, a matrix's rows on lines, values
+// separated by commas.
 //
 
 typedef struct Reader {
@@ -130,9 +132,42 @@ typedef struct Reader {
   int line;
   int64_t count;          // scalars read so far
   Pos end;                // just after the last scalar read
+  bool csv;               // a .csv file
+  bool comma;             // csv: the value before ended in a comma, so another follows on its line
+  bool new_line;          // csv: a line ended before the value just read
+  int64_t per_line;       // csv: values a line (0: a vector's, decided by its second value)
+  int64_t len;            // csv: the vector's length
 } Reader;
 
+// The next value of a .csv file (spaces around it and blank lines ignored).
+static bool next_field(Reader *r, const char **start, int *len, Pos *pos) {
+  const char *end = r->src->text + r->src->len;
+  r->new_line = false;
+  for (; r->p < end; r->p++) {
+    if (*r->p == '\n' && !r->comma) {
+      r->line++;
+      r->line_start = r->p + 1;
+      r->new_line = true;
+    } else if (*r->p != ' ' && *r->p != '\t' && *r->p != '\r') {
+      break;
+    }
+  }
+  if (r->p >= end && !r->comma) return false;
+  *start = r->p;
+  *pos = (Pos){r->src, r->line, (int)(r->p - r->line_start) + 1};
+  while (r->p < end && *r->p != ',' && *r->p != '\n') r->p++;
+  const char *stop = r->p;
+  while (stop > *start && (stop[-1] == ' ' || stop[-1] == '\t' || stop[-1] == '\r')) stop--;
+  *len = (int)(stop - *start);
+  r->comma = r->p < end && *r->p == ',';
+  r->p += r->comma;
+  r->end = *pos;
+  r->end.col += *len;
+  return true;
+}
+
 static bool next_word(Reader *r, const char **start, int *len, Pos *pos) {
+  if (r->csv) return next_field(r, start, len, pos);
   for (;;) {
     if (*r->p == '\n') {
       r->line++;
@@ -153,15 +188,31 @@ static bool next_word(Reader *r, const char **start, int *len, Pos *pos) {
   return true;
 }
 
+// In a .csv file, value k = r->count (at pos; the one before ended at
+// before) starts a line exactly when k is a multiple of the values a line.
+static void check_line(Binder *b, Reader *r, Pos pos, Pos before, InputType *whole) {
+  int64_t k = r->count;
+  if (k == 0) return;
+  if (r->per_line == 0) r->per_line = r->new_line ? 1 : r->len;
+  if (k % r->per_line == 0 && !r->new_line)
+    error_at(pos, "input '%s': line %d has more than %lld values; the declared shape %s needs %lld a line",
+             b->input->name, pos.line, (long long)r->per_line, shape_text(b, whole), (long long)r->per_line);
+  if (k % r->per_line != 0 && r->new_line)
+    error_at(before, "input '%s': line %d has %lld values; the declared shape %s needs %lld a line", b->input->name,
+             before.line, (long long)(k % r->per_line), shape_text(b, whole), (long long)r->per_line);
+}
+
 static Value file_scalar(Binder *b, Reader *r, InputType *t, InputType *whole) {
   const char *w;
   int len;
-  Pos pos;
+  Pos pos, before = r->end;
   if (!next_word(r, &w, &len, &pos))
     error_at(r->end.src ? r->end : (Pos){r->src, 1, 1},
              "input '%s': the file ends after %lld values; the declared shape %s needs more",
              b->input->name, (long long)r->count, shape_text(b, whole));
+  if (r->csv) check_line(b, r, pos, before, whole);
   r->count++;
+  if (len == 0) error_at(pos, "input '%s': an empty value (two commas, or a comma ending a line)", b->input->name);
   char buf[64];
   if (len >= (int)sizeof buf) error_at(pos, "input '%s': this value is too long", b->input->name);
   memcpy(buf, w, (size_t)len);
@@ -199,18 +250,33 @@ static Value file_value(Binder *b, Reader *r, InputType *t, InputType *whole) {
   }
 }
 
-static Value read_file_input(Binder *b, const char *path) {
+// A .csv file holds a scalar, a vector or a matrix of scalars: the values a
+// line of a matrix are its rows' length.
+static void csv_layout(Binder *b, Reader *r) {
+  InputType *t = b->input->itype;
+  bool vector = t->kind == IT_VEC, matrix = vector && t->a->kind == IT_VEC;
+  InputType *scalar = matrix ? t->a->a : vector ? t->a : t;
+  if (scalar->kind == IT_PAIR || scalar->kind == IT_VEC)
+    fatal("input '%s': a .csv file holds a vector or a matrix of int, float or bool, not %s", b->input->name,
+          shape_text(b, t));
+  r->csv = true;
+  r->len = vector ? input_length(b->prog, b->params, t) : 1;
+  r->per_line = matrix ? input_length(b->prog, b->params, t->a) : vector ? 0 : 1;
+}
+
+static Value read_file_input(Binder *b, const char *path, bool csv) {
   Source *src = source_read(b->arena, path);
   if (!src) fatal("input '%s': cannot read '%s': %s", b->input->name, path, strerror(errno));
   Reader r = {.src = src, .p = src->text, .line_start = src->text, .line = 1};
+  if (csv) csv_layout(b, &r);
   Value v = file_value(b, &r, b->input->itype, b->input->itype);
   const char *w;
   int len;
   Pos pos;
-  if (next_word(&r, &w, &len, &pos))
-    error_at(pos, "input '%s': extra value '%.*s' after the %lld values of the declared shape %s",
-             b->input->name, len > 20 ? 20 : len, w, (long long)r.count, shape_text(b, b->input->itype));
-  return v;
+  if (!next_word(&r, &w, &len, &pos)) return v;
+  if (len == 0) error_at(pos, "input '%s': an empty value (two commas, or a comma ending a line)", b->input->name);
+  error_at(pos, "input '%s': extra value '%.*s' after the %lld values of the declared shape %s", b->input->name,
+           len > 20 ? 20 : len, w, (long long)r.count, shape_text(b, b->input->itype));
 }
 
 // "[..]" and "(..)" are literals; otherwise an existing file is read, and a
@@ -223,10 +289,11 @@ static bool is_literal(const char *text) {
          strcmp(text, "false") == 0;
 }
 
-// A file whose name ends in .npy is a NumPy array; any other is text.
-static bool is_npy(const char *path) {
-  size_t n = strlen(path);
-  return n >= 4 && strcmp(path + n - 4, ".npy") == 0;
+// A file whose name ends in .npy is a NumPy array, in .csv values separated
+// by commas; any other is text.
+static bool has_extension(const char *path, const char *ext) {
+  size_t n = strlen(path), e = strlen(ext);
+  return n >= e && strcmp(path + n - e, ext) == 0;
 }
 
 // The input as an n-d array: its lengths (the first 64) and its scalars.
@@ -243,7 +310,8 @@ static Value bind_one(Binder *b, const char *text) {
   struct stat st;
   if (!is_literal(text) && stat(text, &st) == 0 && S_ISDIR(st.st_mode))
     fatal("input '%s': '%s' is a directory, not a data file", b->input->name, text);
-  if (!is_literal(text)) return is_npy(text) ? read_npy_input(b, text) : read_file_input(b, text);
+  if (!is_literal(text))
+    return has_extension(text, ".npy") ? read_npy_input(b, text) : read_file_input(b, text, has_extension(text, ".csv"));
   char *name = arena_printf(b->arena, "--input %s", b->input->name);
   Source *src = source_from_string(b->arena, name, text, strlen(text));
   return literal_value(b, parse_expression(b->arena, src), b->input->itype);

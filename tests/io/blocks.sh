@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # blocks.sh VECBSP BSPRUN DRIVER: the prelude reads every kind of input
 # (inputs.vec: ints, floats, bools, pairs, matrices, a scalar, empty rows, a
-# 3-d array) from text files, .npy files, literals and --random as python
+# 3-d array) from text files, .npy files, .csv files (vectors on a line and
+# one value a line, matrices, a scalar; Python's csv module writes them),
+# literals and --random as python
 # (npytool.py) and vecbsp eval say, and rt_input_block of every block tried
 # equals the slice of rt_input_words, at p = 1 and 3, on small inputs and on
 # files larger than the reader's 64 KB chunks.
@@ -45,18 +47,20 @@ for size in "7 4 3" "20000 700 9"; do
   mkdir -p "$fx"
   python3 "$here/npytool.py" fixtures "$fx" "$n" "$m" "$c" || fail "npytool fixtures"
   params=(-D "n=$n" -D "m=$m" -D "c=$c")
-  text=() npy=()
+  text=() npy=() csv=()
   for k in $inputs; do
     text+=(--input "$k=$fx/$k.txt")
     if [ -e "$fx/$k.npy" ]; then npy+=(--input "$k=$fx/$k.npy"); else npy+=(--input "$k=$fx/$k.txt"); fi
+    if [ -e "$fx/$k.csv" ]; then csv+=(--input "$k=$fx/$k.csv"); else csv+=(--input "$k=$fx/$k.txt"); fi
   done
   check_source "text files, n=$n" files "${params[@]}" "${text[@]}"
   check_source ".npy files, n=$n" files "${params[@]}" "${npy[@]}"
+  check_source ".csv files, n=$n" files "${params[@]}" "${csv[@]}"
   check_source "--random, n=$n" eval "${params[@]}" --random 7
   # eval reads the files as the prelude does
   for k in $inputs; do
-    for args in text npy; do
-      if [ $args = text ]; then set -- "${text[@]}"; else set -- "${npy[@]}"; fi
+    for args in text npy csv; do
+      case $args in text) set -- "${text[@]}" ;; npy) set -- "${npy[@]}" ;; csv) set -- "${csv[@]}" ;; esac
       got=$(eval_input "$k" "${params[@]}" "$@" 2>&1) || fail "eval, $args files, n=$n: ${got:0:300}"
       [ "$got" = "$(cat "$fx/$k.expect")" ] || fail "eval, $args files, n=$n, input $k: ${got:0:200}"
     done

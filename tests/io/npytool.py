@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """npytool.py: an independent writer and reader of NumPy .npy files for the
-io tests (the standard library only: struct, ast), and the values the tests
-expect, printed as vecbsp prints them.
+io tests (the standard library only: struct, ast, csv), and the values the
+tests expect, printed as vecbsp prints them.
 
-  npytool.py fixtures DIR N M C    text and .npy files of every input of
-                                   inputs.vec, and NAME.expect, its value
+  npytool.py fixtures DIR N M C    text, .npy and (for vectors, matrices and
+                                   scalars of scalars) .csv files of every
+                                   input of inputs.vec, and NAME.expect, its value
   npytool.py bad DIR               malformed .npy files for npy-errors.sh
   npytool.py check-output PATH KIND N...  the files prelude_driver output wrote
   npytool.py read PATH             a .npy file's array in vecbsp's literal syntax
   npytool.py tuple DIR NAME...     the tuple of the NAME.expect values, as printed
 """
 import ast
+import csv
 import math
 import struct
 import sys
@@ -167,6 +169,27 @@ def fixtures(directory, n, m, c):
         if name in npy:
             version = (2, 0) if name in ('f', 'T') else (1, 0)
             write_npy('%s/%s.npy' % (directory, name), npy[name], shapes[name], v, version)
+        if name in CSV_ROWS:
+            write_csv('%s/%s.csv' % (directory, name), CSV_ROWS[name](v, len(name)))
+
+
+# The inputs a .csv file holds, as Python's csv module writes their rows
+# (its default dialect ends lines in \r\n): a vector on one line (x, b) or
+# one value a line (f), a matrix's rows, a scalar.
+CSV_ROWS = {
+    'x': lambda v, k: [text_words(v, k)],
+    'b': lambda v, k: [text_words(v, k)],
+    'f': lambda v, k: [[w] for w in text_words(v, k)],
+    'M': lambda v, k: [text_words(row, k) for row in v],
+    'F': lambda v, k: [text_words(row, k) for row in v],
+    'B': lambda v, k: [text_words(row, k) for row in v],
+    's': lambda v, k: [text_words(v, k)],
+}
+
+
+def write_csv(path, rows):
+    with open(path, 'w', newline='') as f:
+        csv.writer(f).writerows(rows)
 
 
 def bad(directory):

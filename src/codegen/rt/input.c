@@ -429,7 +429,9 @@ static inline int64_t *rt_lit_words(rt_parser *ps, rt_lit *l, const rt_shape *s,
   }
 }
 
-/* ---- text data files: whitespace-separated scalars in row-major order ---- */
+/* ---- data files: whitespace-separated scalars in row-major order, or a
+ * .csv file: a vector's values on one line or one a line, a matrix's rows
+ * on lines, values separated by commas (src/eval/input.c reads the same) ---- */
 
 /* Read in chunks, never whole: a process reading a block of a 10 GB file
  * holds 64 KB of it. */
@@ -452,7 +454,28 @@ typedef struct rt_reader {
   int64_t at_line_off;    /* the start of at's line */
   const char *input;      /* the input's name */
   const rt_shape *whole;  /* its shape */
+  bool csv;               /* a .csv file */
+  bool comma;             /* csv: the value before ended in a comma, so another follows on its line */
+  bool new_line;          /* csv: a line ended before the value just read */
+  int64_t per_line;       /* csv: values a line (0: a vector's, decided by its second value) */
 } rt_reader;
+
+static inline bool rt_has_extension(const char *path, const char *ext) {
+  size_t n = strlen(path), e = strlen(ext);
+  return n >= e && strcmp(path + n - e, ext) == 0;
+}
+
+/* A .csv file holds a scalar, a vector or a matrix of scalars: the values
+ * a line of a matrix are its rows' length. */
+static inline void rt_csv_layout(rt_reader *r, const rt_shape *s) {
+  bool vector = s->kind == RT_VEC, matrix = vector && s->a->kind == RT_VEC;
+  const rt_shape *scalar = matrix ? s->a->a : vector ? s->a : s;
+  if (scalar->kind == RT_PAIR || scalar->kind == RT_VEC)
+    rt_error(NULL, "input '%s': a .csv file holds a vector or a matrix of int, float or bool, not %s", r->input,
+             rt_shape_str(s));
+  r->csv = true;
+  r->per_line = matrix ? s->a->len : vector ? 0 : 1;
+}
 
 static inline int rt_column(int64_t offset_in_line) {
   return offset_in_line < INT_MAX ? (int)offset_in_line + 1 : INT_MAX;
@@ -473,6 +496,7 @@ static inline void rt_reader_open(rt_reader *r, const char *input, const char *p
   r->fd = rt_open_data(input, path);
   r->buf = malloc((size_t)RT_READ_CHUNK);
   if (!r->buf) rt_out_of_memory();
+  if (rt_has_extension(path, ".csv")) rt_csv_layout(r, whole);
 }
 
 static inline void rt_reader_close(rt_reader *r) {
@@ -504,9 +528,49 @@ static inline const rt_site *rt_reader_site(rt_reader *r, rt_site *site, int64_t
   return site;
 }
 
-/* The next whitespace-separated word: its length, and its first 63 bytes
- * into word (if not NULL); false at the end of the file. */
+/* The next value of a .csv file (spaces around it and blank lines
+ * ignored), as rt_reader_word. */
+static inline bool rt_reader_field(rt_reader *r, char *word, int64_t *len) {
+  r->new_line = false;
+  for (;; r->pos++) {
+    if (r->pos == r->len && !rt_reader_fill(r)) {
+      if (!r->comma) return false;
+      break;
+    }
+    char c = r->buf[r->pos];
+    if (c == '\n' && !r->comma) {
+      r->line++;
+      r->line_off = r->base + r->pos + 1;
+      r->new_line = true;
+    } else if (c != ' ' && c != '\t' && c != '\r') {
+      break;
+    }
+  }
+  int64_t start = r->base + r->pos, n = 0, kept = 0; /* kept: up to the last character not a blank */
+  r->at = (rt_site){r->path, r->line, rt_column(start - r->line_off), NULL};
+  r->at_line_off = r->line_off;
+  char c = 0;
+  while ((r->pos < r->len || rt_reader_fill(r)) && (c = r->buf[r->pos]) != ',' && c != '\n') {
+    if (word && n < 63) word[n] = c;
+    n++;
+    if (c != ' ' && c != '\t' && c != '\r') kept = n;
+    r->pos++;
+  }
+  r->comma = r->pos < r->len && c == ',';
+  r->pos += r->comma;
+  if (word) word[kept < 63 ? kept : 63] = '\0';
+  *len = kept;
+  r->last = r->at;
+  r->last.col = rt_column(start - r->line_off + kept);
+  r->last_line_off = r->at_line_off;
+  return true;
+}
+
+/* The next whitespace-separated word (in a .csv file, the next value): its
+ * length, and its first 63 bytes into word (if not NULL); false at the end
+ * of the file. */
 static inline bool rt_reader_word(rt_reader *r, char *word, int64_t *len) {
+  if (r->csv) return rt_reader_field(r, word, len);
   for (;; r->pos++) {
     if (r->pos == r->len && !rt_reader_fill(r)) return false;
     char c = r->buf[r->pos];
@@ -547,11 +611,36 @@ static inline void rt_reader_skip(rt_reader *r, int64_t n) {
     if (!rt_reader_word(r, NULL, &len)) rt_reader_short(r);
 }
 
+/* In a .csv file, value k = r->count (at r->at; the one before ended at
+ * before) starts a line exactly when k is a multiple of the values a line. */
+static inline void rt_csv_check_line(rt_reader *r, rt_site before, int64_t before_line_off) {
+  int64_t k = r->count;
+  if (k == 0) return;
+  if (r->per_line == 0) r->per_line = r->new_line ? 1 : r->whole->len;
+  if (k % r->per_line == 0 && !r->new_line)
+    rt_error(rt_reader_site(r, &r->at, r->at_line_off),
+             "input '%s': line %d has more than %" PRId64 " values; the declared shape %s needs %" PRId64 " a line",
+             r->input, r->at.line, r->per_line, rt_shape_str(r->whole), r->per_line);
+  if (k % r->per_line != 0 && r->new_line)
+    rt_error(rt_reader_site(r, &before, before_line_off),
+             "input '%s': line %d has %" PRId64 " values; the declared shape %s needs %" PRId64 " a line", r->input,
+             before.line, k % r->per_line, rt_shape_str(r->whole), r->per_line);
+}
+
+static inline _Noreturn void rt_csv_empty(rt_reader *r) {
+  rt_error(rt_reader_site(r, &r->at, r->at_line_off), "input '%s': an empty value (two commas, or a comma ending a line)",
+           r->input);
+}
+
 static inline int64_t *rt_text_scalar(rt_reader *r, const rt_shape *s, int64_t *w) {
   char buf[64];
   int64_t len;
+  rt_site before = r->last;
+  int64_t before_line_off = r->last_line_off;
   if (!rt_reader_word(r, buf, &len)) rt_reader_short(r);
+  if (r->csv) rt_csv_check_line(r, before, before_line_off);
   r->count++;
+  if (len == 0) rt_csv_empty(r);
   if (len >= (int64_t)sizeof buf)
     rt_error(rt_reader_site(r, &r->at, r->at_line_off), "input '%s': this value is too long", r->input);
   if (strlen(buf) != (size_t)len)
@@ -590,9 +679,11 @@ static inline void rt_text_input(const char *name, const char *path, const rt_sh
   rt_text_values(&r, s, w);
   char word[64];
   int64_t n;
-  if (rt_reader_word(&r, word, &n))
+  if (rt_reader_word(&r, word, &n)) {
+    if (n == 0) rt_csv_empty(&r);
     rt_error(rt_reader_site(&r, &r.at, r.at_line_off), "input '%s': extra value '%.*s' after the %" PRId64 " values of the declared shape %s",
              name, n > 20 ? 20 : (int)n, word, r.count, rt_shape_str(s));
+  }
   rt_reader_close(&r);
 }
 
