@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* Counting operations (vecbsp run --profile): only with -DVECBSP_PROFILE,
  * otherwise the generated code carries no counters at all. */
@@ -119,23 +120,74 @@ typedef struct rt_site {
   const char *text; /* the whole line */
 } rt_site;
 
-/* "FILE:LINE:COL: error: MESSAGE", the line and a caret, then everybody
- * stops with status 1 (site NULL: "vecbsp: error: MESSAGE"). */
+/* printf into a new string, however long. */
+static inline char *rt_vformat(const char *fmt, va_list ap) {
+  va_list copy;
+  va_copy(copy, ap);
+  int n = vsnprintf(NULL, 0, fmt, copy);
+  va_end(copy);
+  char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (!text) rt_out_of_memory();
+  vsnprintf(text, (size_t)n + 1, fmt, ap);
+  return text;
+}
+
+static inline char *rt_format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *text = rt_vformat(fmt, ap);
+  va_end(ap);
+  return text;
+}
+
+/* "FILE:LINE:COL: error: MESSAGE", the line and a caret under the column
+ * (site NULL: "vecbsp: error: MESSAGE"), whole, as vecbsp eval prints it. */
+static inline char *rt_error_text(const rt_site *s, const char *fmt, va_list ap) {
+  char *msg = rt_vformat(fmt, ap), *text;
+  if (!s) {
+    text = rt_format("vecbsp: error: %s\n", msg);
+  } else {
+    size_t n = 0;
+    while ((int64_t)n + 1 < s->col && s->text[n]) n++;
+    char *caret = malloc(n + 1);
+    if (!caret) rt_out_of_memory();
+    for (size_t i = 0; i < n; i++) caret[i] = s->text[i] == '\t' ? '\t' : ' ';
+    caret[n] = '\0';
+    text = rt_format("%s:%d:%d: error: %s\n%s\n%s^\n", s->file, s->line, s->col, msg, s->text, caret);
+    free(caret);
+  }
+  free(msg);
+  return text;
+}
+
+/* Prints text whole (bsp_abort keeps 4 KB of a message) and ends every
+ * process with status 1. */
+static inline _Noreturn void rt_abort_with(const char *text) {
+  fflush(stdout);
+  fputs(text, stderr);
+  fflush(stderr);
+  bsp_abort("%s", "");
+}
+
+/* Reports text, a fault, when every process has reached the next sync (below). */
+static inline _Noreturn void rt_fail(char *text);
+
+/* A fault of the program, or a bad input: gathered (rt_fail). */
 static inline _Noreturn void rt_verror(const rt_site *s, const char *fmt, va_list ap) {
-  char msg[1024], caret[512];
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  if (!s) bsp_abort("vecbsp: error: %s\n", msg);
-  int n = 0;
-  for (int i = 1; i < s->col && s->text[i - 1] && n < (int)sizeof caret - 2; i++)
-    caret[n++] = s->text[i - 1] == '\t' ? '\t' : ' ';
-  caret[n] = '\0';
-  bsp_abort("%s:%d:%d: error: %s\n%s\n%s^\n", s->file, s->line, s->col, msg, s->text, caret);
+  rt_fail(rt_error_text(s, fmt, ap));
 }
 
 static inline _Noreturn void rt_error(const rt_site *s, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   rt_verror(s, fmt, ap);
+}
+
+/* An error of one process after the last sync (writing the result): at once. */
+static inline _Noreturn void rt_error_now(const rt_site *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  rt_abort_with(rt_error_text(s, fmt, ap));
 }
 
 /* ---- scalar operations with the semantics of docs/language.md ---- */
@@ -238,7 +290,32 @@ static inline int rt_head_region(int64_t head) { return (int)(head >> 32); }
 static inline int rt_head_field(int64_t head) { return (int)(head >> 20 & 0xfff); }
 static inline int rt_head_pid(int64_t head) { return (int)(head & 0xfffff); }
 
-/* bsp_sync, then the new messages into rt_box. */
+/* ---- faults: the same one reported, whatever p and the timing ----
+ * A process that faults sends its message to every process and ends its
+ * superstep at once, in the sync where the others end theirs (every
+ * repetition of the program ends in one): there the faults of the
+ * superstep are gathered, and process 0 reports the one of the lowest pid,
+ * whose block comes first in the order of the elements, which is eval's.
+ * Before its first sync a process reports at once (process 0 alone checks
+ * the command line and the inputs then). */
+#define RT_FAULT_FIELD 4094
+static _Thread_local bool rt_gathering; /* past the first rt_sync */
+
+/* The faults sent in the superstep just ended (rt_fail): process 0 reports
+ * that of the lowest pid, the others wait to be ended with it. */
+static inline void rt_gather_faults(void) {
+  const rt_msg *first = NULL;
+  for (int i = 0; i < rt_box.n; i++)
+    if (rt_head_field(rt_box.msg[i].tag.head) == RT_FAULT_FIELD &&
+        (!first || rt_head_pid(rt_box.msg[i].tag.head) < rt_head_pid(first->tag.head)))
+      first = &rt_box.msg[i];
+  if (!first) return;
+  if (bsp_pid() == 0) rt_abort_with((const char *)first->words);
+  for (;;) pause();
+}
+
+/* bsp_sync, then the new messages into rt_box; a fault of any process in
+ * the superstep ends the program here. */
 static inline void rt_sync(void) {
   bsp_sync();
   int n;
@@ -258,6 +335,20 @@ static inline void rt_sync(void) {
     rt_box.msg[i].words = payload;
     rt_box.msg[i].nwords = size / 8;
   }
+  rt_gather_faults();
+  rt_gathering = true;
+}
+
+static inline _Noreturn void rt_fail(char *text) {
+  if (!rt_gathering) rt_abort_with(text);
+  int64_t nbytes = (int64_t)strlen(text) + 1;
+  if (nbytes > INT32_MAX) text[(nbytes = INT32_MAX) - 1] = '\0';
+  for (int q = 0; q < bsp_nprocs(); q++) {
+    rt_tag tag = {rt_head(0, RT_FAULT_FIELD, bsp_pid()), 0, -1};
+    bsp_send(q, &tag, text, (bsp_size_t)nbytes);
+  }
+  rt_sync(); /* does not return: a fault is there */
+  rt_abort_with(text);
 }
 
 /* The message of a field from a pid (NULL if there is none). */

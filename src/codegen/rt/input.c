@@ -436,8 +436,6 @@ static inline int64_t *rt_lit_words(rt_parser *ps, rt_lit *l, const rt_shape *s,
 /* Read in chunks, never whole: a process reading a block of a 10 GB file
  * holds 64 KB of it. */
 #define RT_READ_CHUNK ((int64_t)1 << 16)
-/* Bytes of a line shown in an error (the runtime prints 4096 of a message). */
-#define RT_LINE_SHOWN 4096
 
 typedef struct rt_reader {
   int fd;                 /* the file */
@@ -517,13 +515,19 @@ static inline bool rt_reader_fill(rt_reader *r) {
 }
 
 /* A site of the reader with the text of its line, read again from the file
- * only for an error: a data file can be one line of millions of values. */
+ * only for an error (a data file can be one line of millions of values),
+ * whole, as eval shows it. */
 static inline const rt_site *rt_reader_site(rt_reader *r, rt_site *site, int64_t line_off) {
-  char *text = rt_alloc(RT_LINE_SHOWN + 1);
-  int64_t got = rt_npy_pread(r->fd, text, RT_LINE_SHOWN, line_off);
-  if (got < 0) got = 0;
-  char *nl = memchr(text, '\n', (size_t)got);
-  text[nl ? nl - text : got] = '\0';
+  size_t len = 0, cap = (size_t)RT_READ_CHUNK;
+  char *text = malloc(cap + 1), *nl = NULL;
+  for (int64_t got; text && !nl; len += (size_t)got) {
+    if (len + (size_t)RT_READ_CHUNK > cap) text = realloc(text, (cap *= 2) + 1);
+    got = text ? rt_npy_pread(r->fd, text + len, RT_READ_CHUNK, line_off + (int64_t)len) : 0;
+    if (got <= 0) break;
+    nl = memchr(text + len, '\n', (size_t)got);
+  }
+  if (!text) rt_out_of_memory();
+  text[nl ? (size_t)(nl - text) : len] = '\0';
   site->text = text;
   return site;
 }

@@ -182,7 +182,7 @@ static inline _Noreturn void rt_output_fail(const char *partial, int fd, const c
   va_end(ap);
   if (fd >= 0) close(fd);
   unlink(partial);
-  rt_error(NULL, "%s", msg);
+  rt_error_now(NULL, "%s", msg);
 }
 
 static inline const char *rt_output_irregular(char *msg, size_t size, int64_t axis, int64_t was, int64_t is) {
