@@ -37,6 +37,7 @@ typedef struct Options {
   int rounds;              // --rounds R (sweep --measure; 0: not given)
   const char *backend;     // --backend threads|mpi
   bool profile;            // --profile (run)
+  const char *trace;       // --trace FILE.json (run)
   const char *output;      // -o FILE, --output FILE
   const char *plan;        // --plan paper|best[,SETTING...] (NULL: best)
   const char *effort;      // --quick or --long (probe), NULL for the default
@@ -66,7 +67,7 @@ typedef struct CliCommand {
 typedef enum FlagId {
   FLAG_DEFINE, FLAG_INPUT, FLAG_RANDOM, FLAG_PROCS, FLAG_MACHINE, FLAG_G, FLAG_L, FLAG_S, FLAG_MODEL,
   FLAG_SYMBOLIC, FLAG_PLAN, FLAG_VARY, FLAG_MEASURE, FLAG_REPEAT, FLAG_ROUNDS, FLAG_BACKEND, FLAG_PROFILE,
-  FLAG_STEPS, FLAG_STRICT, FLAG_QUICK, FLAG_LONG, FLAG_REFIT, FLAG_JSON, FLAG_CSV, FLAG_PLOT,
+  FLAG_TRACE, FLAG_STEPS, FLAG_STRICT, FLAG_QUICK, FLAG_LONG, FLAG_REFIT, FLAG_JSON, FLAG_CSV, FLAG_PLOT,
   FLAG_OUTPUT, FLAG_HELP
 } FlagId;
 enum { FLAG_COUNT = FLAG_HELP + 1 };
@@ -147,6 +148,10 @@ void cli_write_file(const char *path, const char *text);
 // errno set.
 int cli_create_beside(const char *target, int mode, char **tmp);
 
+// An error unless a file can be written at path (before any work): not a
+// directory, in a directory that can be written (flag names the option).
+void cli_check_writable(const char *flag, const char *path);
+
 // -o FILE for a result (eval, run): only .npy files.
 void cli_check_result_file(const Options *opt);
 
@@ -186,6 +191,8 @@ typedef struct RunOutcome {
   int nseconds;
   double min, median;  // of seconds
   json_t *steps;       // with opt->profile: [{w, h, seconds}] of one repetition
+  json_t *timeline;    // with opt->profile: the runtime's supersteps of every repetition in turn
+                       // ({seconds, procs: [{ops, work_seconds, ...}]}), the setup's left out
 } RunOutcome;
 
 // The executable of prog for opt->backend (and opt->profile): generated,
@@ -204,6 +211,34 @@ void runner_free(RunOutcome *o);
 double runner_median(double *v, int64_t n);
 // The time of a run measured in rounds: its fastest round's median.
 double runner_fastest_round(const double *round_medians, int rounds);
+
+//
+// timeline.c: a run's supersteps predicted (the exact model, on the machine
+// the run is planned for) beside measured.
+//
+
+typedef struct PredictedStep {
+  char *where;       // "FILE:LINE:COL": the application whose barrier ends it
+  const char *what;  // what ends it ("fold: partial results", "end")
+  double seconds;    // the whole superstep
+  double exchange;   // of which its h-relation
+  double barrier;    // and its barrier
+  double *work;      // each process's local time, by pid (the largest: seconds - exchange - barrier)
+} PredictedStep;
+
+typedef struct Prediction {
+  const char *machine;   // its name
+  bool calibrated;       // seconds from its calibration, else (w + g h + l) / s
+  PredictedStep *steps;  // as the run's, the last (after the last barrier) included
+  int nsteps;            // 0 if the model lists fewer than there are
+} Prediction;
+
+// The supersteps of prog under plan pl at p processes, as the exact model
+// predicts them for the machine of opt (cli_planning_machine).
+Prediction timeline_predict(Arena *a, Program *prog, const int64_t *params, const Plan *pl, const Options *opt, int p);
+// Writes the run o (run with profile) and the prediction pr as a Chrome
+// trace (JSON) to path.
+void timeline_write_trace(const char *path, const Prediction *pr, const RunOutcome *o, const Options *opt, int p);
 
 // calibrate.c: the exact model's per-unit times on this machine, fitted to
 // runs of small programs at p processes (s: operations per second): {"calibration": {...},

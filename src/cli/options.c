@@ -78,6 +78,8 @@ const CliFlag cli_flags[] = {
      "the BSPlib runtime's backend (default threads)"},
     {FLAG_PROFILE, "--profile", NULL, NULL, false, CMD_RUN,
      "each superstep's counts, source position, predicted and measured time"},
+    {FLAG_TRACE, "--trace", NULL, "FILE.json", false, CMD_RUN,
+     "the run's timeline as a Chrome trace (Perfetto, chrome://tracing)"},
     {FLAG_STEPS, "--steps", NULL, "N", false, CMD_DERIVE, "programs whose rewrites are tried, at most (default 60)"},
     {FLAG_STRICT, "--strict", NULL, NULL, false, CMD_CHECK, "an operator that is not associative is an error"},
     {FLAG_QUICK, "--quick", NULL, NULL, false, CMD_PROBE, "a probe of a few seconds, less accurate"},
@@ -190,6 +192,7 @@ static void apply(Options *opt, const CliFlag *f, const char *name, const char *
   case FLAG_ROUNDS: opt->rounds = (int)parse_integer(name, v, 1, 1000); break;
   case FLAG_BACKEND: opt->backend = one_of(name, v, "threads", "mpi"); break;
   case FLAG_PROFILE: opt->profile = true; break;
+  case FLAG_TRACE: opt->trace = v; break;
   case FLAG_STEPS: opt->steps = (int)parse_integer(name, v, 1, 100000); break;
   case FLAG_STRICT: opt->strict = true; break;
   case FLAG_QUICK:
@@ -345,6 +348,15 @@ void cli_write_file(const char *path, const char *text) {
   cli_temp_forget(tmp);
   free(tmp);
   free(real);
+}
+
+void cli_check_writable(const char *flag, const char *path) {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) fatal("%s %s: is a directory; give a file", flag, path);
+  const char *slash = strrchr(path, '/');
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+  if (access(dir, W_OK) != 0) fatal("%s %s: cannot write it: %s", flag, path, strerror(errno));
 }
 
 void cli_check_result_file(const Options *opt) {

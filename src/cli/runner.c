@@ -223,6 +223,9 @@ static bool read_profile(const char *path, int reps, bool output, RunOutcome *o)
   size_t per = (n - extra) / (size_t)reps;
   double *scratch = calloc((size_t)reps, sizeof *scratch);
   if (!scratch) fatal("out of memory");
+  o->timeline = json_array();
+  for (size_t k = SETUP_STEPS; k < SETUP_STEPS + per * (size_t)reps; k++)
+    json_array_append(o->timeline, json_array_get(all, k));
   o->steps = json_array();
   for (size_t k = SETUP_STEPS; k < SETUP_STEPS + per; k++) {
     json_t *s = json_array_get(all, k), *work = json_array(), *procs = json_array(), *c;
@@ -333,5 +336,6 @@ void runner_free(RunOutcome *o) {
   free(o->result);
   free(o->seconds);
   json_decref(o->steps);
+  json_decref(o->timeline);
 }
 

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 // Shared with cost.c, which defines them.
@@ -579,13 +578,8 @@ static const char *plot_terminal(const char *path) {
 }
 
 void sweep_check_plot(const char *path) {
-  struct stat st;
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) fatal("--plot %s: is a directory; give a file OUT.svg, OUT.png or OUT.pdf", path);
+  cli_check_writable("--plot", path);
   plot_terminal(path);
-  const char *slash = strrchr(path, '/');
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
-  if (access(dir, W_OK) != 0) fatal("--plot %s: cannot write it: %s", path, strerror(errno));
 }
 
 // s as a gnuplot string in single quotes (a quote is doubled).

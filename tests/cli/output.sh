@@ -49,7 +49,7 @@ head -c 8 "$dir/plot.png" | od -An -c | grep -q '211   P   N   G  \\r  \\n 032  
 grep -q '<svg' "$dir/plot.svg" || fail "plot.svg is not an SVG"
 expect_error "vecbsp: error: --plot $dir/plot.jpg: the file's extension names the format: .svg, .png or .pdf" \
   "$vecbsp" sweep "$mss5" --vary n=100:400:100 --plot "$dir/plot.jpg"
-expect_error "vecbsp: error: --plot $dir/adir: is a directory; give a file OUT.svg, OUT.png or OUT.pdf" \
+expect_error "vecbsp: error: --plot $dir/adir: is a directory; give a file" \
   "$vecbsp" sweep "$mss5" --vary n=100:400:100 --plot "$dir/adir"
 expect_error "vecbsp: error: --plot $dir/no/x.svg: cannot write it: No such file or directory" \
   "$vecbsp" sweep "$mss5" --vary n=100:400:100 --plot "$dir/no/x.svg"
