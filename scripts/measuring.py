@@ -2,13 +2,16 @@
 (scripts/validate.py, bench/exec/plans.py, bench/exec/speedup.py): a work
 directory with a compile cache of its own, removed at exit; the environment
 mpirun needs here (as root, more ranks than cores); the machine's
-steadiness just now; the spread of repeated times."""
+steadiness just now; the spread of repeated times; a progress line on a
+terminal."""
 import atexit
 import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 
 
 class Workspace:
@@ -35,6 +38,36 @@ class Workspace:
             return json.loads(self.run(cmd)).get("steadiness", {}).get("slow_share")
         except (subprocess.CalledProcessError, ValueError):
             return None
+
+
+class Progress:
+    """A status line on stderr, redrawn in place, only when stderr is a
+    terminal (and $VECBSP_PROGRESS is not "off"), as vecbsp draws its own:
+    "validate: WHAT DONE/TOTAL: DETAIL (12 s)"."""
+
+    def __init__(self, name):
+        self.name = name
+        self.on = sys.stderr.isatty() and os.environ.get("VECBSP_PROGRESS") != "off"
+        self.start = time.monotonic()
+
+    def show(self, what, done=None, total=None, detail=""):
+        if not self.on:
+            return
+        count = f" {done}/{total}" if total else ""
+        line = f"{self.name}: {what}{count}{': ' + detail if detail else ''} ({time.monotonic() - self.start:.0f} s)"
+        sys.stderr.write("\r\033[K" + line[:shutil.get_terminal_size().columns - 1])
+        sys.stderr.flush()
+
+    def say(self, text):
+        """A line that stays, printed over the status line."""
+        if self.on:
+            sys.stderr.write("\r\033[K")
+        print(text, file=sys.stderr, flush=True)
+
+    def end(self):
+        if self.on:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
 
 
 def steady(share):

@@ -31,7 +31,7 @@ import subprocess
 import sys
 import time
 
-from measuring import Workspace, spread, steady
+from measuring import Progress, Workspace, spread, steady
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -66,6 +66,7 @@ def parse_args(argv):
 A = parse_args(sys.argv[1:])
 VECBSP = os.path.join(A["build"], "vecbsp")
 WS = Workspace(A["build"], "vecbsp-validate.")
+PROGRESS = Progress("validate")
 
 
 class Refused(Exception):
@@ -80,6 +81,7 @@ def vecbsp(*argv, machine=None):
         errors = [line for line in done.stderr.splitlines() if ": error: " in line]
         if done.returncode == 1 and errors:
             raise Refused(errors[0].replace(ROOT + "/", ""))
+        PROGRESS.end()
         sys.exit(f"validate.py: vecbsp {' '.join(argv)} failed:\n{done.stderr}")
     return done.stdout
 
@@ -127,7 +129,8 @@ def probe(backend, p):
         if not os.path.exists(path):
             sys.exit(f"validate.py: --reuse-probes: no {path}")
         return path
-    print(f"probing {backend} p = {p} into {os.path.relpath(path, ROOT)}", file=sys.stderr)
+    PROGRESS.say(f"probing {backend} p = {p} into {os.path.relpath(path, ROOT)}")
+    PROGRESS.show(f"{backend} p = {p}: probing")
     vecbsp("probe", "-p", str(p), "--backend", backend, "-o", path)
     return path
 
@@ -161,7 +164,10 @@ def predicted_row(row, machine, p):
 
 def validate_config(all_rows, backend, p):
     machine = probe(backend, p)
-    predicted = [predicted_row(r, machine, p) for r in all_rows]
+    predicted = []
+    for i, r in enumerate(all_rows):
+        PROGRESS.show(f"{backend} p = {p}: predicting", i, len(all_rows), f"{r[0]} {' '.join(r[2])}")
+        predicted.append(predicted_row(r, machine, p))
     refused = [res for res in predicted if "refused" in res]
     rows = [r for r, res in zip(all_rows, predicted) if "refused" not in res]
     results = [res for res in predicted if "refused" not in res]
@@ -169,8 +175,10 @@ def validate_config(all_rows, backend, p):
     for rnd in range(A["rounds"]):
         share = WS.slow_share(backend, p)
         slow.append(share)
-        print(f"  {backend} p = {p}: round {rnd + 1} of {A['rounds']} (slow timings {share})", file=sys.stderr)
-        for row, res in zip(rows, results):
+        PROGRESS.say(f"  {backend} p = {p}: round {rnd + 1} of {A['rounds']} (slow timings {share})")
+        for i, (row, res) in enumerate(zip(rows, results)):
+            PROGRESS.show(f"{backend} p = {p}: measuring, round {rnd + 1} of {A['rounds']}", i, len(rows),
+                          f"{row[0]} {' '.join(row[2])}")
             res["rounds"].append(measure_once(row, machine, backend, p))
             res["unsteady"] |= not steady(share)
     for res in results:
@@ -303,6 +311,7 @@ def main():
     started = time.time()
     rows = corpus()
     configs = [validate_config(rows, backend, p) for backend, p in A["configs"]]
+    PROGRESS.end()
     report(configs, started)
     for cfg in configs:
         e = summary([r for r in cfg["rows"] if not r["example"]], "exact")

@@ -137,8 +137,11 @@ static CalRun prepare_run(Arena *a, const CalProgram *cp, int size, const Option
 // file with it.
 static void time_runs(Arena *a, CalRun *runs, int n, int p, int rounds) {
   double *medians = arena_calloc(a, (size_t)(n * rounds) + 1, sizeof *medians);
+  progress_begin(arena_printf(a, "probe: timing the calibration programs at p = %d", p), n * rounds);
   for (int round = 0; round < rounds; round++)
     for (int i = 0; i < n; i++) {
+      progress_step(round * n + i, arena_printf(a, "%s, %s%s", runs[i].cp->name, runs[i].opt.defines[0],
+                                                runs[i].opt.ndefines > 1 ? arena_printf(a, " %s", runs[i].opt.defines[1]) : ""));
       RunOutcome o = runner_measure(a, runs[i].exe, &runs[i].opt, p);
       medians[i * rounds + round] = o.median;
       runner_free(&o);
@@ -152,9 +155,12 @@ static int measure_all(Arena *a, const CalProgram *progs, int nprogs, int sizes,
                        const Calibration *guess, const json_t *recorded, CalibrationRun *runs, json_t *report) {
   CalRun *all = arena_calloc(a, (size_t)nprogs * 3, sizeof *all);
   int nall = 0, n = 0;
+  if (!recorded) progress_begin("probe: compiling the calibration programs", 0);
   for (int i = 0; i < nprogs; i++)
-    for (int size = 0; size < sizes && progs[i].sizes[size][0]; size++)
+    for (int size = 0; size < sizes && progs[i].sizes[size][0]; size++) {
+      progress_step(0, progs[i].name);
       all[nall++] = prepare_run(a, &progs[i], size, base, p, guess, recorded);
+    }
   if (!recorded) time_runs(a, all, nall, p, base->rounds);
   for (int i = 0; i < nall; i++) {
     CalibrationRun r = all[i].run;
@@ -325,6 +331,7 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
     merge_status(&status, fit_exchange(runs + n, np, guess.unit));
     n += np;
   }
+  progress_end();
   double r2 = calibration_r2(runs, n, guess.unit);
   json_t *cal = json_object(), *how = json_object();
   for (int t = 0; t < CAL_TERMS; t++) {

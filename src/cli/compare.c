@@ -74,7 +74,9 @@ int cmd_compare(int argc, char **argv) {
     LawReport laws = laws_check(a, progs[j], NULL);  // a program whose fold is not associative has no one meaning
     laws_print(&laws, false);
   }
+  progress_begin("compare: the programs on random inputs", 0);
   Agreement ag = agree_check(a, progs, opt.nfiles, opt.has_seed ? opt.seed : 1, AGREE_BUDGET_SECONDS);
+  progress_end();
   json_t *report = opt.json ? agreement_json(a, progs, opt.nfiles, &ag) : NULL;
   if (!opt.json) print_agreement(stdout, a, progs, opt.nfiles, &ag);
   if (opt.nvaries) {

@@ -322,7 +322,9 @@ int cmd_cost(int argc, char **argv) {
   Machine planning = cli_planning_machine(a, &opt);
   req.planning = &planning;
   req.params = opt.symbolic ? bind_some(a, prog, &opt, &req.symbolic) : cli_bind_params(a, prog, &opt);
+  progress_begin("cost: analysing", 0);
   CostResult r = cost_analyse(a, &req);
+  progress_end();
   if (opt.json) {
     print_json(stdout, a, prog, &req, &r);
   } else {

@@ -20,6 +20,7 @@ typedef struct Judge {
   Machine machine;
   Machine planning;
   int64_t *params;  // by index: every rewritten program declares the params in the same order
+  int costed;       // programs costed so far (the progress line)
 } Judge;
 
 // The paper model from its closed forms when the program has them (at
@@ -36,6 +37,9 @@ static double judge_cost(void *ctx, Program *prog) {
                      .planning = &j->planning, .plan_spec = j->opt->plan};
   double seconds = cost_analyse(a, &req).seconds;
   arena_free(a);
+  char detail[48];
+  snprintf(detail, sizeof detail, "%d programs costed", ++j->costed);
+  progress_step(0, detail);
   return seconds;
 }
 
@@ -132,9 +136,11 @@ int cmd_derive(int argc, char **argv) {
   Arena *a = arena_new();
   Program *prog = cli_load_program(a, opt.files[0], NULL);
   Judge j = {&opt, cost_model_from_options(&opt), cost_machine_from_options(a, &opt), cli_planning_machine(a, &opt),
-             cli_bind_params(a, prog, &opt)};
+             cli_bind_params(a, prog, &opt), 0};
   j.planning.p = j.machine.p;
+  progress_begin("derive: searching the rewrites", 0);
   Derivation d = derive_search(a, prog, judge_cost, &j, opt.steps ? opt.steps : DEFAULT_EXPANSIONS);
+  progress_end();
   if (opt.json) print_json(stdout, &d);
   else print_chain(stdout, &d, &j, opt.files[0]);
   if (opt.output) cli_write_file(opt.output, d.steps[d.nsteps - 1].text);

@@ -103,8 +103,10 @@ static void vary_p(Arena *a, Program *prog, const int64_t *params, const Options
   int best = from;
   double best_seconds = INFINITY;
   if (!opt->json) printf("%6s %14s %14s\n", "p", "seconds", "paper");
+  progress_begin("plan: planning", to - from + 1);
   for (int p = from; p <= to; p++) {
     m.p = p;
+    progress_step(p - from, arena_printf(a, "p = %d", p));
     PlanReport rep = cost_plan_report(prog, params, &m, opt->plan, false);
     if (opt->json)
       json_array_append_new(rows, cost_json_checked(json_pack("{s:i, s:o, s:o}", "p", p, "seconds", cost_json_number(rep.seconds),
@@ -113,6 +115,7 @@ static void vary_p(Arena *a, Program *prog, const int64_t *params, const Options
       printf("%6d %14.4g %14.4g\n", p, rep.seconds, rep.paper_seconds);
     if (rep.seconds < best_seconds) best_seconds = rep.seconds, best = p;
   }
+  progress_end();
   if (opt->json) {
     json_t *root = cost_json_checked(json_pack("{s:s, s:s, s:o, s:i}", "program", prog->src->name, "machine", m.name,
                                                "rows", rows, "best_p", best));
@@ -138,7 +141,9 @@ int cmd_plan(int argc, char **argv) {
   } else {
     Machine m = cli_planning_machine(a, &opt);
     if (opt.p) m.p = opt.p;
+    progress_begin("plan: planning", 0);
     PlanReport rep = cost_plan_report(prog, params, &m, opt.plan, false);
+    progress_end();
     if (opt.json) {
       json_t *root = report_json(a, prog, params, &m, &rep);
       json_dumpf(root, stdout, JSON_INDENT(2));

@@ -205,7 +205,9 @@ static json_t *probe_machine(struct probe_opts *o)
         machine = load_recorded(o);
     } else {
         const char *effort[] = {o->effort, NULL};
+        progress_begin(arena_printf(o->arena, "probe: measuring s, g and l on %d processes", o->p), 0);
         json_t *raw = cli_run_bspprobe(o->arena, o->backend, o->p, effort);
+        progress_end();
         machine = raw ? machine_json(o, raw) : NULL;
         json_decref(raw);
     }

@@ -95,11 +95,17 @@ int cmd_run(int argc, char **argv) {
   cost_shape_check(prog, params);  // the static shape errors eval reports
   if (opt.output) npy_check_result(opt.output, prog->main->type);  // before any work
   int p = opt.p ? opt.p : cli_cores();
+  if (opt.trace) cli_check_writable("--trace", opt.trace);
+  progress_begin("run", 0);
+  progress_step(0, "planning");
   Plan *pl = cli_plan(a, prog, params, &opt, p, opt.output != NULL);
   Options counted = opt;
   counted.profile = opt.profile || opt.trace;  // the trace is the profile's timeline
-  if (opt.trace) cli_check_writable("--trace", opt.trace);
-  RunOutcome o = runner_execute(a, runner_build(a, prog, pl, &counted), &counted, p);
+  progress_step(0, "generating and compiling the program");
+  char *exe = runner_build(a, prog, pl, &counted);
+  progress_step(0, arena_printf(a, "running on %d processes", p));
+  RunOutcome o = runner_execute(a, exe, &counted, p);
+  progress_end();
   Prediction pr = counted.profile ? timeline_predict(a, prog, params, pl, &opt, p) : (Prediction){0};
   if (o.steps) add_predictions(o.steps, &pr);
   if (opt.trace) timeline_write_trace(opt.trace, &pr, &o, &opt, p);

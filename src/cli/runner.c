@@ -48,6 +48,7 @@ static char *slurp(const char *path) {
 // A failed program's stderr: its first error message (with the source line
 // and caret of a located one), without what the MPI launcher adds.
 static void report_failure(const char *err) {
+  progress_end();
   const char *line = err;
   while (*line) {
     const char *end = strchr(line, '\n');

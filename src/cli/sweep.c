@@ -177,15 +177,21 @@ static Sample predict_one(Sweep *sw, int j, int p, const Options *o) {
   return (Sample){.W = r.W, .H = r.H, .S = r.S, .ops = r.ops, .predicted = r.seconds, .plan = req.plan};
 }
 
+// The progress line's detail: program j at point i.
+static char *point_text(Sweep *sw, Arena *a, int64_t i, int j);
+
 static void predict(Sweep *sw) {
   sw->samples = arena_calloc(sw->arena, (size_t)(sw->npoints * sw->nprogs), sizeof *sw->samples);
+  progress_begin("sweep: predicting", sw->npoints * sw->nprogs);
   for (int64_t i = 0; i < sw->npoints; i++)
     for (int j = 0; j < sw->nprogs; j++) {
       Arena *a = arena_new();
+      progress_step(i * sw->nprogs + j, point_text(sw, a, i, j));
       Options o = point_options(sw, a, i);
       sw->samples[i * sw->nprogs + j] = predict_one(sw, j, point_p(sw, i), &o);
       arena_free(a);
     }
+  progress_end();
 }
 
 static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw->nprogs + j]; }
@@ -206,9 +212,14 @@ static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw-
 static void measure(Sweep *sw) {
   int rounds = sw->opt.rounds, p = 1;
   Arena *a = arena_new();
-  char **exe = arena_calloc(a, (size_t)(sw->npoints * sw->nprogs), sizeof *exe);
-  for (int64_t k = 0; k < sw->npoints * sw->nprogs; k++)
+  int64_t runs = sw->npoints * sw->nprogs;
+  char **exe = arena_calloc(a, (size_t)runs, sizeof *exe);
+  progress_begin("sweep: compiling", runs);
+  for (int64_t k = 0; k < runs; k++) {
+    progress_step(k, point_text(sw, a, k / sw->nprogs, (int)(k % sw->nprogs)));
     exe[k] = runner_build(a, sw->progs[k % sw->nprogs], sw->samples[k].plan, &sw->opt);
+  }
+  progress_begin("sweep: measuring", rounds * runs);
   for (int64_t i = 0; i < sw->npoints; i++) p = point_p(sw, i) > p ? point_p(sw, i) : p;
   json_t *steadiness = json_array();
   json_array_append_new(steadiness, steady_measure(a, sw->opt.backend, p, STEADINESS_SECONDS));
@@ -218,6 +229,9 @@ static void measure(Sweep *sw) {
       Arena *point = arena_new();
       Options o = point_options(sw, point, i);
       for (int j = 0; j < sw->nprogs; j++) {
+        progress_step(round * runs + i * sw->nprogs + j,
+                      rounds > 1 ? arena_printf(point, "round %d, %s", round + 1, point_text(sw, point, i, j))
+                                 : point_text(sw, point, i, j));
         RunOutcome r = runner_measure(point, exe[i * sw->nprogs + j], &o, point_p(sw, i));
         Sample *s = sample(sw, i, j);
         medians[(i * sw->nprogs + j) * rounds + round] = r.median;
@@ -228,6 +242,7 @@ static void measure(Sweep *sw) {
     }
     json_array_append_new(steadiness, steady_measure(a, sw->opt.backend, p, STEADINESS_SECONDS));
   }
+  progress_end();
   sw->steadiness = steady_merge(steadiness);
   json_decref(steadiness);
   for (int64_t k = 0; k < sw->npoints * sw->nprogs; k++) {
@@ -277,6 +292,13 @@ static int cheapest(Sweep *sw, int64_t i) {
 static const char *prog_name(Sweep *sw, int j) {
   const char *slash = strrchr(sw->progs[j]->src->name, '/');
   return slash ? slash + 1 : sw->progs[j]->src->name;
+}
+
+static char *point_text(Sweep *sw, Arena *a, int64_t i, int j) {
+  char *text = arena_printf(a, "%s at", prog_name(sw, j));
+  for (int r = 0; r < sw->nranges; r++)
+    text = arena_printf(a, "%s%s %s = %lld", text, r ? "," : "", sw->ranges[r].name, (long long)range_value(&sw->ranges[r], i));
+  return text;
 }
 
 // Where the cheapest program changes between points i and i+1: the first

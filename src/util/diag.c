@@ -37,6 +37,8 @@ static void report(const char *kind, Pos pos, const char *fmt, va_list ap) {
     va_end(copy);
   }
   if (diag_quiet) return;
+  if (strcmp(kind, "error") == 0) progress_end();  // the work it told of is over
+  else progress_erase();
   if (pos.src)
     fprintf(stderr, "%s:%d:%d: %s: ", pos.src->name, pos.line, pos.col, kind);
   else

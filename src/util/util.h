@@ -41,6 +41,16 @@ void ptrvec_push(Arena *a, PtrVec *v, void *p);
 double clock_seconds(void);  // a monotonic clock, in seconds from an arbitrary start
 
 //
+// progress.c: a status line on stderr while long work runs, only on a
+// terminal: "vecbsp: WHAT DONE/TOTAL: DETAIL (12 s)", from its first second.
+//
+
+void progress_begin(const char *what, int64_t total);  // total 0: not known; again before the end: the next stage
+void progress_step(int64_t done, const char *detail);  // detail may be NULL
+void progress_end(void);    // the line erased
+void progress_erase(void);  // for a message: the line is drawn again after it
+
+//
 // source.c: source texts and positions in them.
 //
 
