@@ -56,6 +56,12 @@ const CliFlag cli_flags[] = {
      "an input: a literal ([1,2]), or a text, .csv or .npy file"},
     {FLAG_RANDOM, "--random", NULL, "SEED", false, CMD_EVAL | CMD_RUN | MEASURE_CMDS,
      "fills every input not given with random data"},
+    // The commands that read no data take run's data arguments too, so that
+    // scripts give every command the same ones.
+    {FLAG_INPUT, "--input", NULL, "NAME=VALUE", true, CMD_COST | CMD_PLAN | CMD_COMPILE,
+     "ignored: no data is read here (taken as run takes it)"},
+    {FLAG_RANDOM, "--random", NULL, "SEED", false, CMD_COST | CMD_PLAN | CMD_COMPILE,
+     "ignored: no data is read here (taken as run takes it)"},
     {FLAG_PROCS, "-p", NULL, "P", false, CMD_EVAL | MACHINE_CMDS | CMD_PROBE,
      "processes (default: the machine's p; run and probe: the cores)"},
     {FLAG_MACHINE, "--machine", NULL, "NAME|FILE.json", false, MACHINE_CMDS,
@@ -149,10 +155,16 @@ static const char *spelling(const CliFlag *f, const char *arg) {
   return NULL;
 }
 
-static const CliFlag *find_flag(const char *arg, const char **name) {
-  for (int i = 0; i < cli_nflags; i++)
-    if ((*name = spelling(&cli_flags[i], arg))) return &cli_flags[i];
-  return NULL;
+// The entry of the flag arg spells for cmd; else any entry it spells (which
+// cmd does not take); else NULL.
+static const CliFlag *find_flag(const char *arg, const CliCommand *cmd, const char **name) {
+  const CliFlag *other = NULL;
+  for (int i = 0; i < cli_nflags; i++) {
+    const char *spelled = spelling(&cli_flags[i], arg);
+    if (spelled && (cli_flags[i].commands & cmd->id)) return *name = spelled, &cli_flags[i];
+    if (spelled && !other) *name = spelled, other = &cli_flags[i];
+  }
+  return other;
 }
 
 // The flag's value, glued on or in the next argument.
@@ -219,7 +231,7 @@ void cli_parse_options(int argc, char **argv, Options *opt) {
       push(&opt->files, &opt->nfiles, a);
       continue;
     }
-    const CliFlag *f = find_flag(a, &name);
+    const CliFlag *f = find_flag(a, cmd, &name);
     if (!f || !(f->commands & cmd->id))
       fatal("%s option '%s' for '%s' (vecbsp %s --help lists its options)", f ? "no" : "unknown", a, cmd->name,
             cmd->name);

@@ -352,7 +352,10 @@ static void print_crossovers(Sweep *sw, FILE *out) {
     fprintf(out, ": %s becomes cheaper than %s", prog_name(sw, b), prog_name(sw, a));
     int64_t from = first_cheaper(sw, i, a, b);
     if (from >= 0) fprintf(out, " from %s = %lld on", sw->ranges[0].name, (long long)from);
-    fprintf(out, " (equal at %s = %.4g, linear between the points)\n", sw->ranges[0].name, crossing(sw, i, a, b));
+    double at = crossing(sw, i, a, b);  // a size: whole past 4 digits
+    fprintf(out, fabs(at) >= 1e4 ? " (equal at %s = %.0f, linear between the points)\n"
+                                 : " (equal at %s = %.4g, linear between the points)\n",
+            sw->ranges[0].name, at);
   }
   if (!any) fprintf(out, "\nno crossover: %s is the cheapest throughout\n", prog_name(sw, cheapest(sw, 0)));
 }
