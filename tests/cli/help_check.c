@@ -98,7 +98,9 @@ static bool mentions(const char *text, const char *flag) {
 int main(int argc, char **argv) {
   if (argc != 3) return 2;
   FILE *guide_file = fopen(argv[2], "r");
-  char *guide = guide_file ? read_all(guide_file) : "";
+  if (!guide_file) return 2;
+  char *guide = read_all(guide_file);
+  fclose(guide_file);
   int checked = 0;
   for (int c = 0; c < cli_ncommands; c++) {
     const CliCommand *cmd = &cli_commands[c];
@@ -123,6 +125,7 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < cli_nflags; i++)
     if (!mentions(guide, cli_flags[i].name)) fail("docs/user-guide.md never mentions %s%s", cli_flags[i].name, "");
+  free(guide);
   printf("%d flag spellings of %d commands checked, %d failures\n", checked, cli_ncommands, failures);
   return failures != 0;
 }
