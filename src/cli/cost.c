@@ -286,14 +286,9 @@ static void print_forms(FILE *out, Arena *a, const Program *prog, const CostRequ
   if (strstr(r->W_form, "log2") || strstr(r->H_form, "log2") || strstr(r->S_form, "log2"))
     fputs("(log2(p) stands for the base-2 logarithm of p rounded up)\n", out);
   CostResult at;
-  if (closed_at_p(req, r, &at)) {
-    char W[64], H[64], S[64];
-    cost_format_number(W, sizeof W, at.W);
-    cost_format_number(H, sizeof H, at.H);
-    cost_format_number(S, sizeof S, at.S);
-    fprintf(out, "at p = %d (%s): W = %s, H = %s, S = %s, predicted time = %.4g s\n", at.machine.p, at.machine.name, W, H,
-            S, at.seconds);
-  }
+  if (closed_at_p(req, r, &at))
+    fprintf(out, "at p = %d (%s): W = %s, H = %s, S = %s, predicted time = %.4g s\n", at.machine.p, at.machine.name,
+            cost_figure(at.W).text, cost_figure(at.H).text, cost_figure(at.S).text, at.seconds);
   int ncases;
   Case *cases = closed_cases(a, req, r, &ncases);
   for (int i = 0; i < ncases; i++) {
