@@ -1,64 +1,60 @@
-/* base_mpi.c: the MPI backend's baselines: MPI_Barrier, and the two sync designs it was chosen between. */
+/* base_mpi.c: the MPI backend's baselines: MPI_Barrier, and the same total exchange by MPI_Sendrecv. */
+#include <bsp.h>
 #include <mpi.h>
 
 #include "bench.h"
 
-enum { SAMPLES = 21, CALLS = 2000, HEADER_BYTES = 56 };
+enum { CALLS = 20, STEPS = 1 }; /* as bench.c's samples */
 
-typedef void (*step_fn)(void *ctx);
-
-/* The median over SAMPLES of the time of one step; rank 0's view. */
-static double time_steps(step_fn step, void *ctx)
+static double sample_barrier(void)
 {
-    double t[SAMPLES];
-    for (int s = 0; s < SAMPLES; s++) {
+    bsp_sync();
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < CALLS; i++)
         MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        for (int i = 0; i < CALLS; i++)
-            step(ctx);
-        t[s] = (MPI_Wtime() - t0) / CALLS;
-    }
-    return bench_median(t, SAMPLES);
+    return (MPI_Wtime() - t0) / CALLS;
 }
 
-static void barrier(void *ctx)
+/* A small all-reduce, the fixed cost of a sync that agrees on a summary. */
+static double sample_allreduce(void)
 {
-    (void)ctx;
-    MPI_Barrier(MPI_COMM_WORLD);
+    unsigned long long in[12] = {0}, out[12];
+    bsp_sync();
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < CALLS; i++)
+        MPI_Allreduce(in, out, 12, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    return (MPI_Wtime() - t0) / CALLS;
 }
 
-/* The two-sided design's fixed cost: an all-to-all of sync headers. */
-static void alltoall(void *ctx)
+/* The bulk exchange of bench.c done by MPI itself, per word sent. */
+static double sample_sendrecv(void)
 {
-    static char tx[64 * HEADER_BYTES], rx[64 * HEADER_BYTES];
-    (void)ctx;
-    MPI_Alltoall(tx, HEADER_BYTES, MPI_BYTE, rx, HEADER_BYTES, MPI_BYTE, MPI_COMM_WORLD);
+    int p = bsp_nprocs(), me = bsp_pid(), peers = p > 1 ? p - 1 : 1;
+    int chunk = BENCH_WORDS / peers;
+    bsp_sync();
+    double t0 = MPI_Wtime();
+    for (int step = 0; step < STEPS; step++)
+        for (int k = 0; k < peers; k++) {
+            int to = (me + 1 + k) % p, from = (me - 1 - k + 2 * p) % p;
+            MPI_Sendrecv(bench_src + k * chunk, chunk, MPI_DOUBLE, to, 0,
+                         bench_dst + k * chunk, chunk, MPI_DOUBLE, from, 0,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    return (MPI_Wtime() - t0) / STEPS / ((double)chunk * peers);
 }
 
-/* The one-sided design's fixed cost: a fence on a window. */
-static void fence(void *ctx)
+const struct bench_measure bench_baselines[] = {
+    {"MPI_Barrier", "sync", sample_barrier},
+    {"MPI_Allreduce_96B", "sync", sample_allreduce},
+    {"MPI_Sendrecv", "word", sample_sendrecv},
+    {0},
+};
+
+void bench_baselines_start(void)
 {
-    MPI_Win_fence(0, *(MPI_Win *)ctx);
 }
 
-void bench_baselines(int p)
+const char *bench_backend(void)
 {
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    double t_barrier = time_steps(barrier, NULL);
-    double t_alltoall = size <= 64 ? time_steps(alltoall, NULL) : 0;
-    double t_fence = 0, word = 0;
-    MPI_Win win;
-    /* Debian's Open MPI cannot create a window for a single process. */
-    if (size > 1 && MPI_Win_create(&word, sizeof word, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS) {
-        t_fence = time_steps(fence, &win);
-        MPI_Win_free(&win);
-    }
-    if (rank == 0) {
-        bench_report("MPI_Barrier", t_barrier);
-        bench_report("MPI_Alltoall(56B)", t_alltoall);
-        bench_report("MPI_Win_fence", t_fence);
-    }
-    (void)p;
+    return "mpi";
 }

@@ -1,46 +1,91 @@
-/* base_threads.c: the threads backend's baseline, pthread_barrier_wait on p threads. */
-#include <pthread.h>
-#include <time.h>
+/* base_threads.c: the threads backend's baselines: a C11 spin barrier and a copy of another core's words, between the same threads. */
+#define _GNU_SOURCE /* sched_getaffinity */
+#include <bsp.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
 
 #include "bench.h"
 
-enum { SAMPLES = 21, WAITS = 2000 };
+enum { WAITS = 20, COPIES = 1 }; /* as bench.c's samples */
 
-/* The barrier under test and the one sample slot per round. */
-static pthread_barrier_t bench_barrier;
-static double bench_samples[SAMPLES];
+/* A sense-reversing barrier, the textbook one: arrivals count on one
+ * cache line, the last one flips the sense the others poll on another.
+ * With more processes than CPUs a waiter yields at every poll, or it
+ * would spin away the time slice of the thread it waits for. */
+static struct {
+    _Alignas(64) atomic_uint arrived;
+    _Alignas(64) atomic_uint sense;
+    int oversubscribed;
+} spin;
 
-static double now(void)
+static _Thread_local unsigned my_sense;
+
+static void spin_wait(unsigned p)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Thread 0 (arg non-NULL) records the samples. */
-static void *waiter(void *arg)
-{
-    for (int s = 0; s < SAMPLES; s++) {
-        pthread_barrier_wait(&bench_barrier);
-        double t0 = now();
-        for (int i = 0; i < WAITS; i++)
-            pthread_barrier_wait(&bench_barrier);
-        if (arg)
-            bench_samples[s] = (now() - t0) / WAITS;
+    unsigned s = my_sense ^= 1;
+    if (atomic_fetch_add_explicit(&spin.arrived, 1, memory_order_acq_rel) + 1 == p) {
+        atomic_store_explicit(&spin.arrived, 0, memory_order_relaxed);
+        atomic_store_explicit(&spin.sense, s, memory_order_release);
+        return;
     }
-    return NULL;
+    while (atomic_load_explicit(&spin.sense, memory_order_acquire) != s) {
+        if (spin.oversubscribed)
+            sched_yield();
+        else
+            __builtin_ia32_pause();
+    }
 }
 
-void bench_baselines(int p)
+static double sample_spin_barrier(void)
 {
-    pthread_t threads[256];
-    p = p < 256 ? p : 256;
-    pthread_barrier_init(&bench_barrier, NULL, (unsigned)p);
-    for (int i = 1; i < p; i++)
-        pthread_create(&threads[i], NULL, waiter, NULL);
-    waiter(bench_samples);
-    for (int i = 1; i < p; i++)
-        pthread_join(threads[i], NULL);
-    pthread_barrier_destroy(&bench_barrier);
-    bench_report("pthread_barrier_wait", bench_median(bench_samples, SAMPLES));
+    unsigned p = (unsigned)bsp_nprocs();
+    bsp_sync();
+    spin_wait(p);
+    double t0 = bsp_time();
+    for (int i = 0; i < WAITS; i++)
+        spin_wait(p);
+    return (bsp_time() - t0) / WAITS;
+}
+
+/* Every process's send area, so that a process can read its neighbour's. */
+static double *src_of[1024];
+
+/* The least any transfer between cores pays: each process copies the
+ * words its neighbour has just written, per word. */
+static double sample_cross_copy(void)
+{
+    int p = bsp_nprocs(), me = bsp_pid();
+    double seconds = 0;
+    for (int step = 0; step < COPIES; step++) {
+        memset(bench_src, step, BENCH_WORDS * sizeof *bench_src); /* dirty in my cache */
+        bsp_sync();
+        double t0 = bsp_time();
+        memcpy(bench_dst, src_of[(me + 1) % p], BENCH_WORDS * sizeof *bench_dst);
+        __asm__ volatile("" : : "r"(bench_dst) : "memory");
+        seconds += bsp_time() - t0;
+        bsp_sync(); /* the neighbour rewrites only after I have read */
+    }
+    return seconds / COPIES / BENCH_WORDS;
+}
+
+const struct bench_measure bench_baselines[] = {
+    {"spin_barrier", "sync", sample_spin_barrier},
+    {"cross_copy", "word", sample_cross_copy},
+    {0},
+};
+
+void bench_baselines_start(void)
+{
+    src_of[bsp_pid()] = bench_src;
+    if (bsp_pid() == 0) {
+        cpu_set_t allowed;
+        spin.oversubscribed =
+            sched_getaffinity(0, sizeof allowed, &allowed) == 0 && bsp_nprocs() > CPU_COUNT(&allowed);
+    }
+}
+
+const char *bench_backend(void)
+{
+    return "threads";
 }

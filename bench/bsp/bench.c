@@ -1,4 +1,4 @@
-/* bench.c: times bsp_sync and bulk bsp_put/bsp_hpput per word at the p it runs on, against memcpy. */
+/* bench.c: the BSPlib runtime against its baselines in one run: empty sync, bulk and one-word puts, memcpy. */
 #include <bsp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,106 +6,156 @@
 
 #include "bench.h"
 
-enum { SAMPLES = 21, SYNCS = 2000, WORDS = 1 << 16, ROUNDS = 20 };
+/* Samples are taken round-robin over the measures (ours and the
+ * baselines interleaved), so that a slow moment of the machine hits
+ * them alike; run.py reports minimum, median and paired ratios. Each
+ * sample is short (microseconds to tens of them): on a machine shared
+ * with other work a longer one is seldom spared a preemption, which
+ * costs a BSP program a whole time slice at the next barrier. */
+enum { ROUNDS = 201, SYNCS = 20, BULK_STEPS = 1, ONE_WORD_H = 256, ONE_WORD_STEPS = 1 };
 
-void bench_report(const char *name, double seconds)
+/* Per process: with threads, a plain global would be shared by all. */
+_Thread_local double *bench_src, *bench_dst;
+
+/* Every process waits for the slowest before timing starts. */
+static double start(void)
 {
-    printf("bench %s %s %.6g\n", BENCH_BACKEND, name, seconds);
-    fflush(stdout);
+    bsp_sync();
+    return bsp_time();
 }
 
-static int cmp_double(const void *a, const void *b)
+static double sample_sync(void)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double bench_median(double *samples, int n)
-{
-    qsort(samples, (size_t)n, sizeof *samples, cmp_double);
-    return samples[n / 2];
-}
-
-static double sync_seconds(void)
-{
-    double t[SAMPLES];
-    for (int s = 0; s < SAMPLES; s++) {
+    double t0 = start();
+    for (int i = 0; i < SYNCS; i++)
         bsp_sync();
-        double t0 = bsp_time();
-        for (int i = 0; i < SYNCS; i++)
-            bsp_sync();
-        t[s] = (bsp_time() - t0) / SYNCS;
-    }
-    return bench_median(t, SAMPLES);
+    return (bsp_time() - t0) / SYNCS;
 }
 
 typedef void (*put_fn)(bsp_pid_t, const void *, void *, bsp_size_t, bsp_size_t);
 
-/* Seconds per word of a total exchange where every process sends WORDS
- * words, split evenly over the others, minus the empty sync. */
-static double exchange_seconds_per_word(put_fn put, double *src, double *dst, double sync)
+/* A total exchange: every process sends BENCH_WORDS words in one bulk
+ * put to each other process (to itself at p = 1); seconds per word sent,
+ * the sync included. */
+static double bulk_exchange(put_fn put)
 {
     int p = bsp_nprocs(), me = bsp_pid(), peers = p > 1 ? p - 1 : 1;
-    int chunk = WORDS / peers;
-    double t[SAMPLES];
-    for (int s = 0; s < SAMPLES; s++) {
-        bsp_sync();
-        double t0 = bsp_time();
-        for (int r = 0; r < ROUNDS; r++) {
-            for (int k = 0; k < peers; k++) {
-                int to = p > 1 ? (me + 1 + k) % p : me;
-                int slot = p > 1 ? (me - to + p - 1) % p : 0; /* where 'to' keeps my words */
-                put(to, src + k * chunk, dst, slot * chunk * (int)sizeof *dst,
-                    chunk * (int)sizeof *dst);
-            }
-            bsp_sync();
+    int chunk = BENCH_WORDS / peers, bytes = chunk * (int)sizeof(double);
+    double t0 = start();
+    for (int step = 0; step < BULK_STEPS; step++) {
+        for (int k = 0; k < peers; k++) {
+            int to = p > 1 ? (me + 1 + k) % p : me;
+            int slot = p > 1 ? (me - to + p - 1) % p : 0; /* where `to` keeps my words */
+            put(to, bench_src + k * chunk, bench_dst, slot * bytes, bytes);
         }
-        t[s] = ((bsp_time() - t0) / ROUNDS - sync) / (chunk * peers);
+        bsp_sync();
     }
-    return bench_median(t, SAMPLES);
+    return (bsp_time() - t0) / BULK_STEPS / ((double)chunk * peers);
 }
 
-static double memcpy_seconds_per_word(double *src, double *dst)
+static double sample_put(void)
 {
-    double t[SAMPLES];
-    for (int s = 0; s < SAMPLES; s++) {
-        double t0 = bsp_time();
-        for (int r = 0; r < ROUNDS; r++) {
-            memcpy(dst, src, WORDS * sizeof *dst);
-            src[r] += dst[WORDS - 1 - r]; /* keeps the copies observable */
+    return bulk_exchange(bsp_put);
+}
+
+static double sample_hpput(void)
+{
+    return bulk_exchange(bsp_hpput);
+}
+
+/* BSPedupack's bspbench: ONE_WORD_H puts of one word each per superstep,
+ * to the other processes in turn; seconds per superstep, its sync
+ * included (run.py takes g from this less the empty sync). */
+static double sample_one_word_puts(void)
+{
+    int p = bsp_nprocs(), me = bsp_pid();
+    double t0 = start();
+    for (int step = 0; step < ONE_WORD_STEPS; step++) {
+        for (int i = 0; i < ONE_WORD_H; i++) {
+            int to = p > 1 ? (me + 1 + i % (p - 1)) % p : me;
+            int index = p > 1 ? me + (i / (p - 1)) * p : i;
+            bsp_put(to, bench_src + i, bench_dst, index * (int)sizeof(double), sizeof(double));
         }
-        t[s] = (bsp_time() - t0) / ROUNDS / WORDS;
+        bsp_sync();
     }
-    return bench_median(t, SAMPLES);
+    return (bsp_time() - t0) / ONE_WORD_STEPS;
+}
+
+/* What copying a process's words costs within its own cache. */
+static double sample_memcpy(void)
+{
+    double t0 = start();
+    for (int step = 0; step < BULK_STEPS; step++) {
+        memcpy(bench_dst, bench_src, BENCH_WORDS * sizeof(double));
+        __asm__ volatile("" : : "r"(bench_dst) : "memory"); /* keep every copy */
+    }
+    return (bsp_time() - t0) / BULK_STEPS / BENCH_WORDS;
+}
+
+static const struct bench_measure ours[] = {
+    {"bsp_sync", "sync", sample_sync},
+    {"bsp_put", "word", sample_put},
+    {"bsp_hpput", "word", sample_hpput},
+    {"one_word_puts", "superstep of 256 puts", sample_one_word_puts},
+    {"memcpy", "word", sample_memcpy},
+    {0},
+};
+
+static int count(const struct bench_measure *m)
+{
+    int n = 0;
+    while (m[n].name)
+        n++;
+    return n;
+}
+
+static void print_json(const struct bench_measure *const *all, int n, double (*t)[ROUNDS])
+{
+    printf("{\"backend\": \"%s\", \"p\": %d, \"measures\": [", bench_backend(), bsp_nprocs());
+    for (int m = 0; m < n; m++) {
+        printf("%s\n  {\"name\": \"%s\", \"unit\": \"%s\", \"seconds\": [", m ? "," : "",
+               all[m]->name, all[m]->unit);
+        for (int r = 0; r < ROUNDS; r++)
+            printf("%s%.6g", r ? ", " : "", t[m][r]);
+        printf("]}");
+    }
+    printf("]}\n");
+    fflush(stdout);
 }
 
 static void spmd(void)
 {
     bsp_begin(bsp_nprocs());
-    double *src = calloc(WORDS, sizeof *src), *dst = calloc(WORDS, sizeof *dst);
-    bsp_push_reg(dst, WORDS * (int)sizeof *dst);
+    bench_src = calloc(BENCH_WORDS, sizeof *bench_src);
+    bench_dst = calloc(BENCH_WORDS, sizeof *bench_dst);
+    if (!bench_src || !bench_dst)
+        bsp_abort("bench: out of memory");
+    bsp_push_reg(bench_dst, BENCH_WORDS * (int)sizeof *bench_dst);
+    bench_baselines_start();
     bsp_sync();
-    double sync = sync_seconds();
-    double put = exchange_seconds_per_word(bsp_put, src, dst, sync);
-    double hpput = exchange_seconds_per_word(bsp_hpput, src, dst, sync);
-    double copy = memcpy_seconds_per_word(src, dst);
-    if (bsp_pid() == 0) {
-        bench_report("bsp_sync", sync);
-        bench_report("bsp_put/word", put);
-        bench_report("bsp_hpput/word", hpput);
-        bench_report("memcpy/word", copy);
-    }
-    bsp_pop_reg(dst);
+
+    int nours = count(ours), n = nours + count(bench_baselines);
+    const struct bench_measure **all = malloc((size_t)n * sizeof *all);
+    double (*t)[ROUNDS] = malloc((size_t)n * sizeof *t);
+    for (int m = 0; m < n; m++)
+        all[m] = m < nours ? &ours[m] : &bench_baselines[m - nours];
+    for (int m = 0; m < n; m++) /* warm up: buffers grown, pages touched */
+        all[m]->sample();
+    for (int r = 0; r < ROUNDS; r++)
+        for (int m = 0; m < n; m++)
+            t[m][r] = all[m]->sample();
+    if (bsp_pid() == 0)
+        print_json(all, n, t);
+    bsp_pop_reg(bench_dst);
     bsp_sync();
-    free(src);
-    free(dst);
+    free(t);
+    free(all);
     bsp_end();
 }
 
 int main(int argc, char **argv)
 {
     bsp_init(spmd, argc, argv);
-    bench_baselines(bsp_nprocs());
     spmd();
     return 0;
 }

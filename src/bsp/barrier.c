@@ -1,36 +1,27 @@
-/* barrier.c: a barrier for threads that polls, then yields, then sleeps. */
+/* barrier.c: a barrier for threads where each arrives on a counter of its own and polls the others', then sleeps. */
 #include <sched.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "barrier.h"
+#include "bsp_internal.h"
 
-/* A waiter polls, yielding now and then (which hands the core over at once
- * if the awaited thread shares it: a machine busy with other work), for up
- * to BARRIER_SPIN_NS, and only then sleeps. Waking a sleeper costs tens of
- * microseconds on a virtual machine, unpredictably: paid only after
- * milliseconds of waiting, it is a small part of the superstep, so a
- * superstep costs what the cost model says (docs/runtime.md). A long
- * superstep costs each waiter that much CPU at most. */
-enum { BARRIER_SPIN_NS = 2000000, BARRIER_POLLS_PER_YIELD = 1 << 10 };
+/* A waiter polls for up to BARRIER_SPIN_SECONDS, and only then sleeps.
+ * Waking a sleeper costs tens of microseconds on a virtual machine,
+ * unpredictably: paid only after milliseconds of waiting, it is a small
+ * part of the superstep, so a superstep costs what the cost model says
+ * (docs/runtime.md). A long superstep costs each waiter that much CPU at
+ * most. The clock is read only once polling has lasted a while, since
+ * reading it would be a good part of a short barrier. */
+static const double BARRIER_SPIN_SECONDS = 2e-3;
+enum { POLLS_BETWEEN_CLOCKS = 1 << 10 };
 
-static long long now_ns(void)
+void bsp_barrier_init(struct bsp_barrier *b, unsigned nprocs, atomic_uint_least64_t *first,
+                      size_t stride, bool oversubscribed)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
-void bsp_barrier_init(struct bsp_barrier *b, unsigned nprocs)
-{
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    atomic_init(&b->count, 0);
-    atomic_init(&b->round, 0);
-    atomic_init(&b->sleepers, 0);
+    b->counters = (char *)first;
+    b->stride = stride;
     b->nprocs = nprocs;
-    /* Oversubscribed, a poller steals the core of the thread it waits
-     * for: yield at every poll instead. */
-    b->polls = cores > 0 && nprocs > (unsigned)cores ? 1 : BARRIER_POLLS_PER_YIELD;
+    b->oversubscribed = oversubscribed;
+    atomic_init(&b->sleepers, 0);
     pthread_mutex_init(&b->lock, NULL);
     pthread_cond_init(&b->wake, NULL);
 }
@@ -41,43 +32,62 @@ void bsp_barrier_destroy(struct bsp_barrier *b)
     pthread_cond_destroy(&b->wake);
 }
 
-static void release(struct bsp_barrier *b, unsigned round)
+/* With a CPU each, a waiter never holds up the thread it waits for, and
+ * yielding would only hand its CPU to other programs just when it should
+ * notice the arrival; with more threads than CPUs the one awaited may be
+ * waiting for this very CPU. */
+static void relax(const struct bsp_barrier *b)
 {
-    atomic_store_explicit(&b->count, 0, memory_order_relaxed);
-    atomic_store(&b->round, round + 1);
-    /* Sequentially consistent with the sleeper's increment: either it sees
-     * the new round or we see it sleeping. */
-    if (atomic_load(&b->sleepers) > 0) {
-        pthread_mutex_lock(&b->lock);
-        pthread_cond_broadcast(&b->wake);
-        pthread_mutex_unlock(&b->lock);
-    }
+    if (b->oversubscribed)
+        sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+    else
+        __builtin_ia32_pause();
+#endif
 }
 
-static void await(struct bsp_barrier *b, unsigned round)
+/* Moves *next past the participants whose counters have reached count;
+ * true when all have. A participant once seen there stays there. */
+static bool all_reached(struct bsp_barrier *b, unsigned *next, uint64_t count, memory_order order)
 {
-    long long until = now_ns() + BARRIER_SPIN_NS;
-    for (;;) {
-        for (unsigned i = 0; i < b->polls; i++)
-            if (atomic_load_explicit(&b->round, memory_order_acquire) != round)
-                return;
-        if (now_ns() > until)
-            break;
-        sched_yield();
-    }
+    while (*next < b->nprocs &&
+           atomic_load_explicit((atomic_uint_least64_t *)(b->counters + *next * b->stride), order) >= count)
+        ++*next;
+    return *next == b->nprocs;
+}
+
+static void sleep_until_all(struct bsp_barrier *b, unsigned *next, uint64_t count)
+{
     pthread_mutex_lock(&b->lock);
     atomic_fetch_add(&b->sleepers, 1);
-    while (atomic_load(&b->round) == round)
+    /* Sequentially consistent with an arrival's store and load of
+     * sleepers: either I see its counter or it sees me sleeping. */
+    while (!all_reached(b, next, count, memory_order_seq_cst))
         pthread_cond_wait(&b->wake, &b->lock);
     atomic_fetch_sub(&b->sleepers, 1);
     pthread_mutex_unlock(&b->lock);
 }
 
-void bsp_barrier_wait(struct bsp_barrier *b)
+void bsp_barrier_wait(struct bsp_barrier *b, atomic_uint_least64_t *mine, uint64_t count)
 {
-    unsigned round = atomic_load_explicit(&b->round, memory_order_acquire);
-    if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) + 1 == b->nprocs)
-        release(b, round);
-    else
-        await(b, round);
+    atomic_store(mine, count);
+    if (atomic_load(&b->sleepers) > 0) {
+        pthread_mutex_lock(&b->lock);
+        pthread_cond_broadcast(&b->wake);
+        pthread_mutex_unlock(&b->lock);
+    }
+    unsigned next = 0;
+    double until = 0;
+    for (unsigned polls = 1; !all_reached(b, &next, count, memory_order_acquire); polls++) {
+        relax(b);
+        if (polls % POLLS_BETWEEN_CLOCKS)
+            continue;
+        double now = bsp_clock();
+        if (until == 0) {
+            until = now + BARRIER_SPIN_SECONDS;
+        } else if (now > until) {
+            sleep_until_all(b, &next, count);
+            return;
+        }
+    }
 }

@@ -16,11 +16,34 @@ struct bsp_buf {
     size_t cap; /* bytes allocated */
 };
 
-void *bsp_buf_append(struct bsp_buf *b, size_t n);
 void bsp_buf_reserve(struct bsp_buf *b, size_t n);
+
+/* n more bytes at the end of b; inline, since every put takes this path. */
+static inline void *bsp_buf_append(struct bsp_buf *b, size_t n)
+{
+    if (b->cap - b->len < n)
+        bsp_buf_reserve(b, b->len + n);
+    void *p = b->data + b->len;
+    b->len += n;
+    return p;
+}
+
+/* memcpy, with the sizes of single values copied inline: a one-word put
+ * copies twice, and a call to memcpy would be much of its cost. */
+static inline void bsp_copy(void *dst, const void *src, size_t n)
+{
+    switch (n) {
+    case 0: break;
+    case 4: __builtin_memcpy(dst, src, 4); break;
+    case 8: __builtin_memcpy(dst, src, 8); break;
+    case 16: __builtin_memcpy(dst, src, 16); break;
+    default: __builtin_memcpy(dst, src, n);
+    }
+}
 void bsp_buf_free(struct bsp_buf *b);
 void *bsp_xmalloc(size_t n);
 void *bsp_xcalloc(size_t count, size_t n);
+void *bsp_xcalloc_lines(size_t count, size_t n);
 
 /* One registration, identified across processes by its index in the table. */
 struct bsp_slot {
@@ -40,9 +63,9 @@ struct bsp_regop {
 
 /* Stream records, all multiples of 8 bytes so payloads stay aligned. */
 struct bsp_put_rec {
-    uint64_t slot;   /* destination registration */
-    uint64_t offset; /* byte offset inside it */
-    uint64_t nbytes; /* payload bytes that follow, padded to 8 */
+    uint64_t offset; /* byte offset inside the registration */
+    uint32_t slot;   /* destination registration */
+    uint32_t nbytes; /* payload bytes that follow, padded to 8 (a bsp_size_t) */
 };
 
 struct bsp_msg_rec {
@@ -112,6 +135,7 @@ struct bsp_proc {
     uint32_t flags;              /* BSP_HAS_* issued this superstep */
     struct bsp_buf slots;        /* array of bsp_slot: the registrations */
     struct bsp_buf regops;       /* array of bsp_regop for the next sync */
+    size_t last_slot;            /* the slot a put or get named last: likely the next one's */
     size_t tagsize;              /* tag size of this superstep's sends */
     size_t tagsize_next;         /* tag size after the next sync */
     struct bsp_buf queue;        /* array of bsp_msg_rec pointers received */

@@ -38,6 +38,20 @@ void *bsp_xcalloc(size_t count, size_t n)
     return p;
 }
 
+/* count zeroed elements of n bytes starting on a cache line; n is a
+ * multiple of 64 (a type with a cache-line-aligned member), so that no
+ * two elements share a line. */
+void *bsp_xcalloc_lines(size_t count, size_t n)
+{
+    size_t bytes = (count ? count : 1) * n;
+    void *p = aligned_alloc(64, bytes);
+    if (!p) {
+        fputs("bsp: error: out of memory\n", stderr);
+        bsp_backend_halt();
+    }
+    return memset(p, 0, bytes);
+}
+
 /* With MPI, buffers past 64 KB (messages Open MPI sends by its single
  * copy, above the 32 KB eager limit) take 2 MB at least, aligned to 2 MB
  * and backed by huge pages where the kernel has them (THP, "madvise" mode
@@ -99,14 +113,6 @@ void bsp_buf_reserve(struct bsp_buf *b, size_t n)
     }
     b->data = data;
     b->cap = cap;
-}
-
-void *bsp_buf_append(struct bsp_buf *b, size_t n)
-{
-    bsp_buf_reserve(b, b->len + n);
-    void *p = b->data + b->len;
-    b->len += n;
-    return p;
 }
 
 void bsp_buf_free(struct bsp_buf *b)
@@ -296,22 +302,32 @@ void bsp_pop_reg(const void *ident)
 
 /* ---- DRMA ---- */
 
-/* Checks what the caller can check alone and returns the slot of addr;
- * the remote bounds are checked by whoever touches the remote memory. */
-static uint64_t check_drma(struct bsp_proc *me, const char *call, bsp_pid_t pid,
-                           const void *addr, bsp_size_t offset, bsp_size_t nbytes)
+/* The registration of addr in effect, for a put or get. The table
+ * changes only at a sync, which forgets last_slot. */
+static size_t drma_slot(struct bsp_proc *me, const char *call, const void *addr)
 {
-    if (pid < 0 || pid >= me->nprocs)
-        bsp_fail(me, "%s: pid %d out of range 0..%d", call, pid, me->nprocs - 1);
-    if (offset < 0 || nbytes < 0)
-        bsp_fail(me, "%s: negative offset %d or size %d", call, offset, nbytes);
+    const struct bsp_slot *slots = (const struct bsp_slot *)me->slots.data;
+    if (me->last_slot < me->slots.len / sizeof *slots && slots[me->last_slot].addr == addr)
+        return me->last_slot;
     long slot = find_slot(me, addr, false);
     if (slot < 0)
         bsp_fail(me, "%s: %p is not a registered area (superstep %llu; a "
                  "registration takes effect at the next bsp_sync)",
                  call, addr, (unsigned long long)me->superstep);
+    return me->last_slot = (size_t)slot;
+}
+
+/* Checks what the caller can check alone and returns the slot of addr;
+ * the remote bounds are checked by whoever touches the remote memory. */
+static inline uint32_t check_drma(struct bsp_proc *me, const char *call, bsp_pid_t pid,
+                                  const void *addr, bsp_size_t offset, bsp_size_t nbytes)
+{
+    if (pid < 0 || pid >= me->nprocs)
+        bsp_fail(me, "%s: pid %d out of range 0..%d", call, pid, me->nprocs - 1);
+    if (offset < 0 || nbytes < 0)
+        bsp_fail(me, "%s: negative offset %d or size %d", call, offset, nbytes);
     me->prof.messages++;
-    return (uint64_t)slot;
+    return (uint32_t)drma_slot(me, call, addr);
 }
 
 static void count_sent(struct bsp_proc *me, bsp_pid_t pid, uint64_t nbytes)
@@ -334,12 +350,11 @@ void bsp_put(bsp_pid_t pid, const void *src, void *dst, bsp_size_t offset,
              bsp_size_t nbytes)
 {
     struct bsp_proc *me = bsp_need_self("bsp_put");
-    uint64_t slot = check_drma(me, "bsp_put", pid, dst, offset, nbytes);
+    uint32_t slot = check_drma(me, "bsp_put", pid, dst, offset, nbytes);
     struct bsp_put_rec *rec =
         bsp_buf_append(&me->out[pid].puts, sizeof *rec + pad8((size_t)nbytes));
-    *rec = (struct bsp_put_rec){slot, (uint64_t)offset, (uint64_t)nbytes};
-    if (nbytes)
-        memcpy(rec + 1, src, (size_t)nbytes);
+    *rec = (struct bsp_put_rec){(uint64_t)offset, slot, (uint32_t)nbytes};
+    bsp_copy(rec + 1, src, (size_t)nbytes);
     count_sent(me, pid, (uint64_t)nbytes);
 }
 
@@ -351,7 +366,7 @@ void bsp_hpput(bsp_pid_t pid, const void *src, void *dst, bsp_size_t offset,
         return;
     }
     struct bsp_proc *me = bsp_need_self("bsp_hpput");
-    uint64_t slot = check_drma(me, "bsp_hpput", pid, dst, offset, nbytes);
+    uint32_t slot = check_drma(me, "bsp_hpput", pid, dst, offset, nbytes);
     struct bsp_hp_req *req = bsp_buf_append(&me->out[pid].hps, sizeof *req);
     *req = (struct bsp_hp_req){slot, (uint64_t)offset, (uint64_t)nbytes, src};
     me->flags |= BSP_HAS_HPS;
@@ -362,7 +377,7 @@ void bsp_get(bsp_pid_t pid, const void *src, bsp_size_t offset, void *dst,
              bsp_size_t nbytes)
 {
     struct bsp_proc *me = bsp_need_self("bsp_get");
-    uint64_t slot = check_drma(me, "bsp_get", pid, src, offset, nbytes);
+    uint32_t slot = check_drma(me, "bsp_get", pid, src, offset, nbytes);
     struct bsp_get_req *req = bsp_buf_append(&me->out[pid].gets, sizeof *req);
     *req = (struct bsp_get_req){slot, (uint64_t)offset, (uint64_t)nbytes,
                                 (uint64_t)(uintptr_t)dst};

@@ -140,8 +140,7 @@ void bsp_step_apply_puts(struct bsp_proc *me, int src, const struct bsp_buf *put
     for (size_t at = 0; at < puts->len;) {
         const struct bsp_put_rec *rec = (const struct bsp_put_rec *)(puts->data + at);
         char *dst = bsp_step_resolve(me, "bsp_put", src, rec->slot, rec->offset, rec->nbytes);
-        if (rec->nbytes)
-            memmove(dst, rec + 1, (size_t)rec->nbytes);
+        bsp_copy(dst, rec + 1, rec->nbytes); /* a runtime buffer never overlaps a registered area */
         count_received(me, src, rec->nbytes);
         at += sizeof *rec + pad8((size_t)rec->nbytes);
     }
@@ -175,6 +174,8 @@ void bsp_step_queue_msgs(struct bsp_proc *me, int src, const struct bsp_buf *msg
 static void apply_regops(struct bsp_proc *me)
 {
     const struct bsp_regop *ops = (const struct bsp_regop *)me->regops.data;
+    if (me->regops.len)
+        me->last_slot = SIZE_MAX; /* slots come and go */
     for (size_t i = 0; i < me->regops.len / sizeof *ops; i++) {
         if (ops[i].push) {
             struct bsp_slot *s = bsp_buf_append(&me->slots, sizeof *s);

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* pthread_setaffinity_np */
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,16 @@ const bool bsp_backend_direct_hp = true;
 /* Found by bsprun in the binary to choose the backend. */
 const char bsp_backend_marker[] = "vecbsp-bsp-backend=threads";
 
+/* What a process publishes at the barriers of the syncs of one parity:
+ * its arrival counter and, on the same cache line, its header and where
+ * it sent something, which every other process reads after the barrier:
+ * one transfer per process, and an empty sync reads nothing else. */
+struct thr_line {
+    _Alignas(64) atomic_uint_least64_t arrivals; /* barriers passed in syncs of this parity */
+    struct bsp_header header;                    /* of the latest sync of this parity */
+    uint64_t sent_to;                            /* thr_pid_bit of each pid with a non-empty outbox */
+};
+
 /* A process of the team. Everything a process writes during superstep s
  * goes to the buffers of parity s % 2, which the others read during the
  * sync and, for messages, during superstep s + 1; the writer clears them
@@ -24,16 +35,16 @@ const char bsp_backend_marker[] = "vecbsp-bsp-backend=threads";
 struct thr_proc {
     struct bsp_proc base;          /* must stay first: bsp_self points here */
     struct bsp_outbox *boxes[2];   /* per parity, one outbox per destination */
-    struct bsp_header headers[2];  /* per parity, this process's sync header */
     pthread_t thread;              /* the thread running it (pid > 0) */
     struct bsp_buf got;            /* values read by this superstep's gets */
+    struct thr_line lines[2];      /* per parity */
 };
 
 /* The SPMD section in progress. */
 struct thr_team {
     int nprocs;                  /* team size */
-    struct thr_proc *procs;      /* the processes, by pid */
-    struct bsp_barrier barrier;  /* the one barrier every phase uses */
+    struct thr_proc *procs;      /* the processes, by pid, each on cache lines of its own */
+    struct bsp_barrier barrier[2]; /* per parity, over the processes' lines of that parity */
     cpu_set_t allowed;           /* the CPUs the caller could run on, restored at bsp_end */
     bool pinned;                 /* one process per CPU of allowed */
 };
@@ -143,6 +154,17 @@ static void pin(struct thr_team *team, pthread_t thread, int pid)
         }
 }
 
+/* The CPUs this thread may run on (team->allowed, empty if unknown),
+ * or the machine's when that cannot be told. */
+static int thr_cpus(struct thr_team *team)
+{
+    if (pthread_getaffinity_np(pthread_self(), sizeof team->allowed, &team->allowed) == 0)
+        return CPU_COUNT(&team->allowed);
+    CPU_ZERO(&team->allowed);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? (int)cores : 1;
+}
+
 /* The program ending (exit, or process 0 returning from main) while the
  * processes still run would end them all with the program's status, as if
  * nothing had happened. */
@@ -175,16 +197,18 @@ void bsp_begin(bsp_nprocs_t maxprocs)
     bsp_buf_start(BSP_HUGE_PAGE); /* one address space: nothing rounded up */
     struct thr_team *team = bsp_xcalloc(1, sizeof *team);
     team->nprocs = maxprocs;
-    team->procs = bsp_xcalloc((size_t)maxprocs, sizeof *team->procs);
-    bsp_barrier_init(&team->barrier, (unsigned)maxprocs);
+    team->procs = bsp_xcalloc_lines((size_t)maxprocs, sizeof *team->procs);
     for (int pid = 0; pid < maxprocs; pid++)
         thr_proc_init(&team->procs[pid], pid, maxprocs);
+    int cpus = thr_cpus(team);
+    team->pinned = maxprocs <= cpus && CPU_COUNT(&team->allowed) > 0;
+    for (int par = 0; par < 2; par++)
+        bsp_barrier_init(&team->barrier[par], (unsigned)maxprocs, &team->procs[0].lines[par].arrivals,
+                         sizeof *team->procs, maxprocs > cpus);
     thr_team = team;
     static bool checked;
     if (!checked)
         checked = atexit(thr_check_ended) == 0;
-    team->pinned = pthread_getaffinity_np(pthread_self(), sizeof team->allowed, &team->allowed) == 0 &&
-                   maxprocs <= CPU_COUNT(&team->allowed);
     for (int pid = 1; pid < maxprocs; pid++) {
         if (pthread_create(&team->procs[pid].thread, NULL, thr_run, &team->procs[pid]))
             bsp_fail(NULL, "bsp_begin: cannot start thread %d", pid);
@@ -227,12 +251,32 @@ static void thr_store_gets(struct thr_proc *me, int par)
     }
 }
 
+/* A process's bit in sent_to; past 64 processes, pids j and j + 64 share
+ * one, and a receiver may look into an outbox that turns out empty. */
+static uint64_t thr_pid_bit(int pid)
+{
+    return (uint64_t)1 << (pid % 64);
+}
+
+static uint64_t thr_sent_to(const struct thr_proc *me, int par)
+{
+    uint64_t sent = 0;
+    for (int j = 0; j < me->base.nprocs; j++) {
+        const struct bsp_outbox *box = &me->boxes[par][j];
+        if (box->puts.len || box->msgs.len || box->gets.len || box->hps.len)
+            sent |= thr_pid_bit(j);
+    }
+    return sent;
+}
+
 /* Everything addressed to me this superstep, read from the senders'
- * buffers in pid order. */
+ * buffers in pid order; the others' lines say which to read. */
 static void thr_deliver(struct thr_proc *me, int par)
 {
     bsp_step_begin_delivery(&me->base);
     for (int j = 0; j < me->base.nprocs; j++) {
+        if (!(thr_team->procs[j].lines[par].sent_to & thr_pid_bit(me->base.pid)))
+            continue;
         const struct bsp_outbox *box = &thr_team->procs[j].boxes[par][me->base.pid];
         bsp_step_count_served(&me->base, j, &box->gets);
         bsp_step_apply_puts(&me->base, j, &box->puts);
@@ -241,30 +285,48 @@ static void thr_deliver(struct thr_proc *me, int par)
     }
 }
 
+/* The outboxes of the previous superstep, which everybody has read once
+ * all have reached this sync. */
+static void thr_clear_previous(struct thr_proc *me, int par)
+{
+    uint64_t sent = me->lines[!par].sent_to;
+    for (int j = 0; sent && j < me->base.nprocs; j++)
+        if (sent & thr_pid_bit(j))
+            bsp_outbox_clear(&me->boxes[!par][j]);
+    me->base.out = me->boxes[!par];
+}
+
+static void thr_barrier(struct thr_proc *me, int par)
+{
+    struct thr_line *line = &me->lines[par];
+    uint64_t n = atomic_load_explicit(&line->arrivals, memory_order_relaxed) + 1;
+    bsp_barrier_wait(&thr_team->barrier[par], &line->arrivals, n);
+}
+
 static void thr_sync(struct thr_proc *me, uint32_t kind)
 {
     struct thr_team *team = thr_team;
     int par = (int)(me->base.superstep & 1);
-    bsp_step_header(&me->base, kind, &me->headers[par]);
-    bsp_barrier_wait(&team->barrier);
+    bsp_step_header(&me->base, kind, &me->lines[par].header);
+    me->lines[par].sent_to = thr_sent_to(me, par);
+    thr_barrier(me, par);
 
     uint32_t flags = 0;
     for (int j = 0; j < team->nprocs; j++) {
-        bsp_step_check(&me->base, &team->procs[0].headers[par], &team->procs[j].headers[par], j);
-        flags |= team->procs[j].headers[par].flags;
+        const struct bsp_header *other = &team->procs[j].lines[par].header;
+        bsp_step_check(&me->base, &team->procs[0].lines[par].header, other, j);
+        flags |= other->flags;
     }
     if (flags & BSP_HAS_GETS) {
         thr_read_gets(me, par);
-        bsp_barrier_wait(&team->barrier);
+        thr_barrier(me, par);
         thr_store_gets(me, par);
     }
-    for (int j = 0; j < team->nprocs; j++)
-        bsp_outbox_clear(&me->boxes[!par][j]);
-    me->base.out = me->boxes[!par];
+    thr_clear_previous(me, par);
     thr_deliver(me, par);
     /* hpput sources belong to their senders again once the sync returns. */
     if (flags & BSP_HAS_HPS)
-        bsp_barrier_wait(&team->barrier);
+        thr_barrier(me, par);
     bsp_step_finish(&me->base);
 }
 
@@ -298,7 +360,8 @@ void bsp_end(void)
     }
     for (int pid = 0; pid < team->nprocs; pid++)
         thr_proc_free(&team->procs[pid]);
-    bsp_barrier_destroy(&team->barrier);
+    for (int par = 0; par < 2; par++)
+        bsp_barrier_destroy(&team->barrier[par]);
     free(team->procs);
     free(team);
     thr_team = NULL;
