@@ -174,8 +174,18 @@ extern const bool bsp_backend_direct_hp;
  * bsp_step_start, once, in bsp_begin). */
 void bsp_step_start(void);
 void bsp_step_header(struct bsp_proc *me, uint32_t kind, struct bsp_header *h);
-void bsp_step_check(const struct bsp_proc *me, const struct bsp_header *root,
-                    const struct bsp_header *other, int other_pid);
+void bsp_step_disagree(const struct bsp_proc *me, const struct bsp_header *root,
+                       const struct bsp_header *other, int other_pid);
+
+/* Compares another process's header with process 0's (all but the
+ * flags); inline, as it runs for every process at every sync. */
+static inline void bsp_step_check(const struct bsp_proc *me, const struct bsp_header *root,
+                                  const struct bsp_header *other, int other_pid)
+{
+    if (other->kind != root->kind || other->pushes != root->pushes || other->pops != root->pops ||
+        other->popsig != root->popsig || other->tagsize != root->tagsize)
+        bsp_step_disagree(me, root, other, other_pid);
+}
 char *bsp_step_resolve(const struct bsp_proc *owner, const char *call,
                        int caller, uint64_t slot, uint64_t offset,
                        uint64_t nbytes);

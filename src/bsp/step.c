@@ -62,23 +62,20 @@ void bsp_step_header(struct bsp_proc *me, uint32_t kind, struct bsp_header *h)
     }
 }
 
-/* Compares another process's header with process 0's. Only process 0
- * reports a disagreement, so that it is printed once; the others wait to
- * be ended by it. */
-void bsp_step_check(const struct bsp_proc *me, const struct bsp_header *root,
-                    const struct bsp_header *other, int other_pid)
+/* Reports a disagreement bsp_step_check found. Only process 0 reports,
+ * so that it is printed once; the others wait to be ended by it. */
+void bsp_step_disagree(const struct bsp_proc *me, const struct bsp_header *root,
+                       const struct bsp_header *other, int other_pid)
 {
-    const char *what = NULL;
+    const char *what;
     if (other->kind != root->kind)
         what = "reached different calls";
     else if (other->pushes != root->pushes)
         what = "made different numbers of bsp_push_reg calls";
     else if (other->pops != root->pops || other->popsig != root->popsig)
         what = "popped different registrations (bsp_pop_reg must pop matching areas in the same order)";
-    else if (other->tagsize != root->tagsize)
+    else
         what = "set different tag sizes";
-    if (!what)
-        return;
     if (me->pid != 0)
         bsp_await_halt();
     bsp_fail(me, "processes 0 and %d %s in superstep %llu: process 0 is in %s "
