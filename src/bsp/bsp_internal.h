@@ -59,6 +59,7 @@ struct bsp_regop {
     size_t size;      /* size pushed */
     size_t slot;      /* slot popped (pops only) */
     bool push;        /* a push rather than a pop */
+    bool popped;      /* a push that a later pop of this superstep takes back */
 };
 
 /* Stream records, all multiples of 8 bytes so payloads stay aligned. */
@@ -111,6 +112,7 @@ struct bsp_header {
     uint32_t pops;    /* bsp_pop_reg calls this superstep */
     uint64_t popsig;  /* hash of the popped slot numbers, in order */
     uint64_t tagsize; /* tag size in force after this sync */
+    uint64_t tagsize_calls; /* bsp_set_tagsize calls this superstep */
 };
 
 /* Profile counters of one process in one superstep. */
@@ -138,6 +140,7 @@ struct bsp_proc {
     size_t last_slot;            /* the slot a put or get named last: likely the next one's */
     size_t tagsize;              /* tag size of this superstep's sends */
     size_t tagsize_next;         /* tag size after the next sync */
+    uint64_t tagsize_calls;      /* bsp_set_tagsize calls this superstep */
     struct bsp_buf queue;        /* array of bsp_msg_rec pointers received */
     size_t qhead;                /* first unread message in queue */
     struct bsp_prof_step prof;   /* counters of the current superstep */
@@ -183,7 +186,8 @@ static inline void bsp_step_check(const struct bsp_proc *me, const struct bsp_he
                                   const struct bsp_header *other, int other_pid)
 {
     if (other->kind != root->kind || other->pushes != root->pushes || other->pops != root->pops ||
-        other->popsig != root->popsig || other->tagsize != root->tagsize)
+        other->popsig != root->popsig || other->tagsize != root->tagsize ||
+        other->tagsize_calls != root->tagsize_calls)
         bsp_step_disagree(me, root, other, other_pid);
 }
 char *bsp_step_resolve(const struct bsp_proc *owner, const char *call,

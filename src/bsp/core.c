@@ -287,20 +287,43 @@ static long find_slot(const struct bsp_proc *me, const void *addr, bool skip_pop
     return -1;
 }
 
+/* The slot the pop of addr takes: the most recent registration of addr
+ * not yet popped, counting this superstep's pushes, which the sync gives
+ * the next slots in call order; -1 if none. */
+static long pop_target(struct bsp_proc *me, const void *addr)
+{
+    struct bsp_regop *ops = (struct bsp_regop *)me->regops.data;
+    size_t nslots = me->slots.len / sizeof(struct bsp_slot), pushes = 0;
+    for (size_t i = 0; i < me->regops.len / sizeof *ops; i++)
+        pushes += ops[i].push;
+    for (size_t i = me->regops.len / sizeof *ops; i-- > 0;) {
+        if (!ops[i].push)
+            continue;
+        pushes--;
+        if (ops[i].addr == addr && !ops[i].popped) {
+            ops[i].popped = true;
+            return (long)(nslots + pushes);
+        }
+    }
+    long slot = find_slot(me, addr, true);
+    if (slot >= 0)
+        ((struct bsp_slot *)me->slots.data)[slot].popping = true;
+    return slot;
+}
+
+/* As BSPonMPI, and as the standard's "most recent registration" reads
+ * in call order: a push and a pop of one address in one superstep cancel
+ * at the sync (docs/runtime.md, "Decisions"). */
 void bsp_pop_reg(const void *ident)
 {
     struct bsp_proc *me = bsp_need_self("bsp_pop_reg");
-    long slot = find_slot(me, ident, true);
+    long slot = pop_target(me, ident);
     if (slot < 0)
-        bsp_fail(me, "bsp_pop_reg: %p is not registered (superstep %llu; a "
-                 "registration takes effect at the next bsp_sync)",
+        bsp_fail(me, "bsp_pop_reg: %p is not registered (superstep %llu)",
                  ident, (unsigned long long)me->superstep);
-    ((struct bsp_slot *)me->slots.data)[slot].popping = true;
     struct bsp_regop *op = bsp_buf_append(&me->regops, sizeof *op);
     *op = (struct bsp_regop){.slot = (size_t)slot};
 }
-
-/* ---- DRMA ---- */
 
 /* The registration of addr in effect, for a put or get. The table
  * changes only at a sync, which forgets last_slot. */
@@ -403,6 +426,7 @@ void bsp_set_tagsize(bsp_size_t *tag_nbytes)
         bsp_fail(me, "bsp_set_tagsize: negative size %d", *tag_nbytes);
     bsp_size_t old = (bsp_size_t)me->tagsize_next;
     me->tagsize_next = (size_t)*tag_nbytes;
+    me->tagsize_calls++;
     *tag_nbytes = old;
 }
 

@@ -49,8 +49,8 @@ void bsp_step_header(struct bsp_proc *me, uint32_t kind, struct bsp_header *h)
         poison_messages(me);
     const struct bsp_regop *ops = (const struct bsp_regop *)me->regops.data;
     size_t n = me->regops.len / sizeof *ops;
-    *h = (struct bsp_header){.kind = kind, .flags = me->flags,
-                             .tagsize = me->tagsize_next, .popsig = 1469598103934665603u};
+    *h = (struct bsp_header){.kind = kind, .flags = me->flags, .tagsize = me->tagsize_next,
+                             .tagsize_calls = me->tagsize_calls, .popsig = 1469598103934665603u};
     for (size_t i = 0; i < n; i++) {
         if (ops[i].push) {
             h->pushes++;
@@ -74,16 +74,20 @@ void bsp_step_disagree(const struct bsp_proc *me, const struct bsp_header *root,
         what = "made different numbers of bsp_push_reg calls";
     else if (other->pops != root->pops || other->popsig != root->popsig)
         what = "popped different registrations (bsp_pop_reg must pop matching areas in the same order)";
-    else
+    else if (other->tagsize != root->tagsize)
         what = "set different tag sizes";
+    else
+        what = "called bsp_set_tagsize different numbers of times (it is collective: all or none)";
     if (me->pid != 0)
         bsp_await_halt();
     bsp_fail(me, "processes 0 and %d %s in superstep %llu: process 0 is in %s "
-             "(%u push, %u pop, tag size %llu), process %d in %s (%u push, %u pop, tag size %llu)",
+             "(%u push, %u pop, tag size %llu set %llu times), "
+             "process %d in %s (%u push, %u pop, tag size %llu set %llu times)",
              other_pid, what, (unsigned long long)me->superstep,
-             kind_name(root->kind), root->pushes, root->pops,
-             (unsigned long long)root->tagsize, other_pid, kind_name(other->kind),
-             other->pushes, other->pops, (unsigned long long)other->tagsize);
+             kind_name(root->kind), root->pushes, root->pops, (unsigned long long)root->tagsize,
+             (unsigned long long)root->tagsize_calls, other_pid, kind_name(other->kind),
+             other->pushes, other->pops, (unsigned long long)other->tagsize,
+             (unsigned long long)other->tagsize_calls);
 }
 
 /* The bytes [offset, offset + nbytes) of owner's registration slot, or a
@@ -192,6 +196,7 @@ void bsp_step_finish(struct bsp_proc *me)
 {
     apply_regops(me);
     me->tagsize = me->tagsize_next;
+    me->tagsize_calls = 0;
     me->flags = 0;
     if (bsp_profile_enabled)
         bsp_profile_record(me);

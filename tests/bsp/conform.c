@@ -150,6 +150,29 @@ static void check_pop_reg(void)
     bsp_sync();
 }
 
+/* A pop takes the most recent push of its address, one of this very
+ * superstep included: the two cancel at the sync, and an older
+ * registration stays in effect (docs/runtime.md, "Decisions"). */
+static void check_push_pop_same_superstep(void)
+{
+    int me = bsp_pid();
+    int64_t a[2] = {0, 0}, b = 0, x = 30 + me;
+    bsp_push_reg(a, sizeof a);
+    bsp_push_reg(&b, sizeof b);
+    bsp_pop_reg(&b); /* b never becomes registered */
+    bsp_sync();
+    bsp_push_reg(a, sizeof a[0]);
+    bsp_pop_reg(a); /* takes the one-element push back */
+    bsp_put(right(), &x, a, sizeof x, sizeof x); /* the second element: only the old one has it */
+    bsp_sync();
+    CHECK(a[1] == 30 + left());
+    bsp_put(right(), &x, a, 0, sizeof x); /* the old registration is still in effect */
+    bsp_sync();
+    CHECK(a[0] == 30 + left());
+    bsp_pop_reg(a);
+    bsp_sync();
+}
+
 /* The unbuffered variants, with several overlapping-free targets. */
 static void check_hp(void)
 {
@@ -308,6 +331,7 @@ static void spmd(void)
     check_gets_chain();
     check_registration_order();
     check_pop_reg();
+    check_push_pop_same_superstep();
     check_hp();
     check_large_and_empty();
     check_messages();

@@ -54,6 +54,25 @@ static void pop_unregistered(void)
         bsp_pop_reg(&a);
 }
 
+/* A push and a pop of one address in one superstep cancel. */
+static void put_cancelled(void)
+{
+    int64_t x = 1, y = 0;
+    bsp_push_reg(&y, sizeof y);
+    bsp_pop_reg(&y);
+    bsp_sync();
+    bsp_put(last(), &x, &y, 0, sizeof x);
+}
+
+/* One push, two pops. */
+static void pop_twice(void)
+{
+    int64_t y = 0;
+    bsp_push_reg(&y, sizeof y);
+    bsp_pop_reg(&y);
+    bsp_pop_reg(&y);
+}
+
 static void pop_order(void)
 {
     int64_t a = 0, b = 0;
@@ -61,6 +80,14 @@ static void pop_order(void)
     bsp_push_reg(&b, sizeof b);
     bsp_sync();
     bsp_pop_reg(bsp_pid() == last() ? (void *)&a : (void *)&b);
+}
+
+/* bsp_set_tagsize is collective, even when the size does not change. */
+static void tagsize_only_some(void)
+{
+    bsp_size_t size = 0;
+    if (bsp_pid() == last())
+        bsp_set_tagsize(&size);
 }
 
 static void tagsize_mismatch(void)
@@ -167,6 +194,7 @@ static const struct {
     {"put_out_of_bounds", put_out_of_bounds}, {"get_out_of_bounds", get_out_of_bounds},
     {"reg_count", reg_count}, {"pop_unregistered", pop_unregistered},
     {"pop_order", pop_order}, {"tagsize_mismatch", tagsize_mismatch},
+    {"put_cancelled", put_cancelled}, {"pop_twice", pop_twice}, {"tagsize_only_some", tagsize_only_some},
     {"end_vs_sync", end_vs_sync}, {"abort", user_abort}, {"move_empty", move_empty},
     {"bad_pid", bad_pid}, {"push_null", push_null}, {"exit_early", exit_early}, {"after_end", after_end},
     {"qsize_null", qsize_null}, {"get_tag_null", get_tag_null}, {"move_null", move_null},
