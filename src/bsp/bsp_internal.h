@@ -81,7 +81,8 @@ struct bsp_get_req {
     uint64_t dst;    /* requester's destination address, echoed back */
 };
 
-/* An unbuffered put the threads backend copies straight from src at sync. */
+/* An unbuffered put: its data goes straight from src to the destination
+ * at the sync (src is the sender's, meaningless to another process). */
 struct bsp_hp_req {
     uint64_t slot;   /* destination registration */
     uint64_t offset; /* byte offset inside it */
@@ -94,7 +95,7 @@ struct bsp_outbox {
     struct bsp_buf puts; /* bsp_put_rec records with their payloads */
     struct bsp_buf msgs; /* bsp_msg_rec records with tags and payloads */
     struct bsp_buf gets; /* array of bsp_get_req */
-    struct bsp_buf hps;  /* array of bsp_hp_req (threads backend only) */
+    struct bsp_buf hps;  /* array of bsp_hp_req: direct hpputs */
 };
 
 void bsp_outbox_clear(struct bsp_outbox *box);
@@ -171,7 +172,8 @@ _Noreturn void bsp_fail(const struct bsp_proc *proc, const char *fmt, ...)
 /* Backend hooks called by the shared code. */
 _Noreturn void bsp_backend_halt(void);
 _Noreturn void bsp_await_halt(void);
-extern const bool bsp_backend_direct_hp;
+/* hpputs of this many bytes and more are direct (not buffered as puts). */
+extern const size_t bsp_backend_direct_hp_from;
 
 /* The shared phases of a sync, in the order backends call them (after
  * bsp_step_start, once, in bsp_begin). */
@@ -198,6 +200,7 @@ void bsp_step_count_served(struct bsp_proc *me, int requester,
 void bsp_step_begin_delivery(struct bsp_proc *me);
 void bsp_step_apply_puts(struct bsp_proc *me, int src, const struct bsp_buf *puts);
 void bsp_step_apply_hps(struct bsp_proc *me, int src, const struct bsp_buf *hps);
+void bsp_step_count_hps(struct bsp_proc *me, int src, const struct bsp_buf *hps);
 void bsp_step_queue_msgs(struct bsp_proc *me, int src, const struct bsp_buf *msgs);
 void bsp_step_finish(struct bsp_proc *me);
 

@@ -384,7 +384,7 @@ void bsp_put(bsp_pid_t pid, const void *src, void *dst, bsp_size_t offset,
 void bsp_hpput(bsp_pid_t pid, const void *src, void *dst, bsp_size_t offset,
                bsp_size_t nbytes)
 {
-    if (!bsp_backend_direct_hp) {
+    if (nbytes < 0 || (size_t)nbytes < bsp_backend_direct_hp_from) {
         bsp_put(pid, src, dst, offset, nbytes);
         return;
     }

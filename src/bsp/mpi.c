@@ -8,8 +8,11 @@
 #include "bsp_internal.h"
 
 const char bsp_backend_name[] = "mpi";
-/* An hpput would be copied into the outgoing message at the sync anyway. */
-const bool bsp_backend_direct_hp = false;
+/* A smaller hpput is copied into the put stream like a put: a message of
+ * its own would cost more than the copy below Open MPI's single-copy
+ * transfers (past its 32 KB eager limit, tune_open_mpi). A larger one
+ * goes by MPI straight from its source into its destination. */
+const size_t bsp_backend_direct_hp_from = 64 << 10;
 
 /* Found by bsprun in the binary to choose the backend. */
 const char bsp_backend_marker[] = "vecbsp-bsp-backend=mpi";
@@ -20,10 +23,11 @@ struct mpi_header {
     uint64_t puts;            /* bytes of put records that follow */
     uint64_t msgs;            /* bytes of message records that follow */
     uint64_t gets;            /* bytes of get requests that follow */
+    uint64_t hps;             /* bytes of direct hpput requests that follow */
 };
 
 /* MPI tags of the streams of one sync. */
-enum { TAG_PUTS = 1, TAG_MSGS, TAG_GETS, TAG_REPLY, TAG_HEADER };
+enum { TAG_PUTS = 1, TAG_MSGS, TAG_GETS, TAG_HPS, TAG_REPLY, TAG_HP_DATA, TAG_HEADER };
 
 /* This process of the SPMD section. */
 static struct {
@@ -37,6 +41,7 @@ static struct {
     struct bsp_buf *reply_out;   /* values read for each process's gets */
     struct bsp_buf *reply_in;    /* values each process read for my gets */
     struct bsp_buf requests;     /* array of MPI_Request in flight */
+    size_t max_message;          /* bytes of the largest MPI message (more go in pieces) */
 } mpi;
 
 static int mpi_argc;
@@ -130,6 +135,19 @@ bsp_nprocs_t bsp_nprocs(void)
     return n && n < world ? n : world;
 }
 
+/* INT_MAX, or BSP_MPI_MAX_MESSAGE=BYTES (tests: pieces without gigabytes). */
+static size_t max_message(void)
+{
+    const char *s = getenv("BSP_MPI_MAX_MESSAGE");
+    if (!s || !*s)
+        return INT_MAX;
+    char *end;
+    long n = strtol(s, &end, 10);
+    if (*end || n < 1 || n > INT_MAX)
+        bsp_fail(NULL, "BSP_MPI_MAX_MESSAGE=%s: expected a number of bytes from 1 to %d", s, INT_MAX);
+    return (size_t)n;
+}
+
 void bsp_begin(bsp_nprocs_t maxprocs)
 {
     if (bsp_self)
@@ -154,6 +172,7 @@ void bsp_begin(bsp_nprocs_t maxprocs)
     bsp_profile_start();
     bsp_step_start();
     bsp_buf_start(64 << 10); /* Open MPI's single copy, past its 32 KB eager limit */
+    mpi.max_message = max_message();
     bsp_proc_init(&mpi.base, rank, maxprocs);
     size_t p = (size_t)maxprocs;
     mpi.base.out = bsp_xcalloc(p, sizeof *mpi.base.out);
@@ -168,27 +187,36 @@ void bsp_begin(bsp_nprocs_t maxprocs)
 static int mpi_count(uint64_t nbytes)
 {
     if (nbytes > INT_MAX)
-        bsp_fail(&mpi.base, "more than %d bytes between two processes in one superstep",
-                 INT_MAX);
+        bsp_fail(&mpi.base, "more than %d bytes in one MPI message", INT_MAX);
     return (int)nbytes;
+}
+
+/* MPI counts are ints: a transfer past max_message bytes goes in pieces,
+ * which arrive in order (MPI does not overtake between one pair with one
+ * tag), so a stream of any size, or an hpput of INT_MAX bytes, fits. */
+static void post(bool send, char *data, uint64_t nbytes, int peer, int tag)
+{
+    for (uint64_t done = 0; done < nbytes;) {
+        uint64_t left = nbytes - done;
+        int n = (int)(left < mpi.max_message ? left : mpi.max_message);
+        MPI_Request *r = bsp_buf_append(&mpi.requests, sizeof *r);
+        if (send)
+            MPI_Isend(data + done, n, MPI_BYTE, peer, tag, mpi.comm, r);
+        else
+            MPI_Irecv(data + done, n, MPI_BYTE, peer, tag, mpi.comm, r);
+        done += (uint64_t)n;
+    }
 }
 
 static void post_recv(struct bsp_buf *b, uint64_t nbytes, int src, int tag)
 {
     b->len = 0;
-    if (!nbytes)
-        return;
-    void *data = bsp_buf_append(b, (size_t)nbytes);
-    MPI_Request *r = bsp_buf_append(&mpi.requests, sizeof *r);
-    MPI_Irecv(data, mpi_count(nbytes), MPI_BYTE, src, tag, mpi.comm, r);
+    post(false, bsp_buf_append(b, (size_t)nbytes), nbytes, src, tag);
 }
 
 static void post_send(const struct bsp_buf *b, int dst, int tag)
 {
-    if (!b->len)
-        return;
-    MPI_Request *r = bsp_buf_append(&mpi.requests, sizeof *r);
-    MPI_Isend(b->data, mpi_count(b->len), MPI_BYTE, dst, tag, mpi.comm, r);
+    post(true, b->data, b->len, dst, tag);
 }
 
 static void wait_all(void)
@@ -212,7 +240,8 @@ static uint32_t exchange_headers(uint32_t kind)
     bsp_step_header(&mpi.base, kind, &common);
     for (int j = 0; j < p; j++) {
         const struct bsp_outbox *box = &mpi.base.out[j];
-        mpi.tx_hdr[j] = (struct mpi_header){common, box->puts.len, box->msgs.len, box->gets.len};
+        mpi.tx_hdr[j] = (struct mpi_header){common, box->puts.len, box->msgs.len, box->gets.len,
+                                            box->hps.len};
     }
     if (p == 1) {
         mpi.rx_hdr[0] = mpi.tx_hdr[0];
@@ -233,10 +262,11 @@ static uint32_t exchange_headers(uint32_t kind)
         const struct mpi_header *in = &mpi.rx_hdr[j], *out = &mpi.tx_hdr[j];
         bsp_step_check(&mpi.base, &mpi.rx_hdr[0].common, &in->common, j);
         flags |= in->common.flags;
-        if (in->puts || in->msgs || in->gets || out->puts || out->msgs || out->gets)
+        if (in->puts || in->msgs || in->gets || in->hps || out->puts || out->msgs || out->gets ||
+            out->hps)
             flags |= MPI_MOVES;
     }
-    return flags & BSP_HAS_GETS ? flags | MPI_MOVES : flags;
+    return flags & (BSP_HAS_GETS | BSP_HAS_HPS) ? flags | MPI_MOVES : flags;
 }
 
 /* Moves the streams; what a process sends itself is swapped, not copied. */
@@ -254,9 +284,11 @@ static void exchange_streams(void)
         post_recv(&in->puts, mpi.rx_hdr[j].puts, j, TAG_PUTS);
         post_recv(&in->msgs, mpi.rx_hdr[j].msgs, j, TAG_MSGS);
         post_recv(&in->gets, mpi.rx_hdr[j].gets, j, TAG_GETS);
+        post_recv(&in->hps, mpi.rx_hdr[j].hps, j, TAG_HPS);
         post_send(&out->puts, j, TAG_PUTS);
         post_send(&out->msgs, j, TAG_MSGS);
         post_send(&out->gets, j, TAG_GETS);
+        post_send(&out->hps, j, TAG_HPS);
     }
     wait_all();
 }
@@ -298,18 +330,41 @@ static void scatter_reply(const struct bsp_buf *gets, const struct bsp_buf *repl
     }
 }
 
-/* Every get is served before anything is written, as the standard wants.
- * My own gets to myself were swapped into rx[me] with the rest of out[me]. */
-static void exchange_gets(void)
+/* Posts the transfers of the direct hpputs between me and process j:
+ * mine to j from their sources, j's to me into their destinations, both
+ * in call order. */
+static void post_hps(int j)
+{
+    const struct bsp_buf *out = &mpi.base.out[j].hps, *in = &mpi.rx[j].hps;
+    const struct bsp_hp_req *req = (const struct bsp_hp_req *)out->data;
+    for (size_t i = 0; i < out->len / sizeof *req; i++)
+        post(true, (char *)(uintptr_t)req[i].src, req[i].nbytes, j, TAG_HP_DATA);
+    req = (const struct bsp_hp_req *)in->data;
+    for (size_t i = 0; i < in->len / sizeof *req; i++) {
+        char *dst = bsp_step_resolve(&mpi.base, "bsp_hpput", j, req[i].slot, req[i].offset,
+                                     req[i].nbytes);
+        post(false, dst, req[i].nbytes, j, TAG_HP_DATA);
+    }
+    bsp_step_count_hps(&mpi.base, j, in);
+}
+
+/* The second round, when some process issued gets or direct hpputs.
+ * Every get is served before anything is written, as the standard wants;
+ * then the replies travel and the hpputs land. My own gets and hpputs to
+ * myself were swapped into rx[me] with the rest of out[me]. */
+static void exchange_gets_and_hps(void)
 {
     int me = mpi.base.pid;
     for (int j = 0; j < mpi.base.nprocs; j++)
         serve_gets(j);
     for (int j = 0; j < mpi.base.nprocs; j++) {
-        if (j == me)
+        if (j == me) {
+            bsp_step_apply_hps(&mpi.base, me, &mpi.rx[me].hps);
             continue;
+        }
         post_recv(&mpi.reply_in[j], get_bytes(&mpi.base.out[j].gets), j, TAG_REPLY);
         post_send(&mpi.reply_out[j], j, TAG_REPLY);
+        post_hps(j);
     }
     wait_all();
     for (int j = 0; j < mpi.base.nprocs; j++) {
@@ -329,8 +384,8 @@ static void mpi_sync(uint32_t kind)
         return;
     }
     exchange_streams();
-    if (flags & BSP_HAS_GETS)
-        exchange_gets();
+    if (flags & (BSP_HAS_GETS | BSP_HAS_HPS))
+        exchange_gets_and_hps();
     for (int j = 0; j < mpi.base.nprocs; j++) {
         bsp_step_apply_puts(&mpi.base, j, &mpi.rx[j].puts);
         bsp_step_queue_msgs(&mpi.base, j, &mpi.rx[j].msgs);

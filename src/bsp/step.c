@@ -155,8 +155,16 @@ void bsp_step_apply_hps(struct bsp_proc *me, int src, const struct bsp_buf *hps)
                                      req[i].nbytes);
         if (req[i].nbytes)
             memmove(dst, req[i].src, (size_t)req[i].nbytes);
-        count_received(me, src, req[i].nbytes);
     }
+    bsp_step_count_hps(me, src, hps);
+}
+
+/* For a backend whose hpputs land by other means. */
+void bsp_step_count_hps(struct bsp_proc *me, int src, const struct bsp_buf *hps)
+{
+    const struct bsp_hp_req *req = (const struct bsp_hp_req *)hps->data;
+    for (size_t i = 0; bsp_profile_enabled && i < hps->len / sizeof *req; i++)
+        count_received(me, src, req[i].nbytes);
 }
 
 /* Queues pointers into msgs, which the backend keeps until the next sync. */

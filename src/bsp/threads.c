@@ -13,7 +13,8 @@
 #include "bsp_limits.h"
 
 const char bsp_backend_name[] = "threads";
-const bool bsp_backend_direct_hp = true;
+/* Every hpput is copied by its receiver straight from its source. */
+const size_t bsp_backend_direct_hp_from = 0;
 
 /* Found by bsprun in the binary to choose the backend. */
 const char bsp_backend_marker[] = "vecbsp-bsp-backend=threads";

@@ -197,6 +197,39 @@ static void check_hp(void)
     free(g);
 }
 
+/* Large hpputs, which MPI sends straight from their sources (past 64 KB):
+ * to the right and to oneself, beside a put, while a get reads what they
+ * overwrite (gets read first). */
+static void check_hp_large(void)
+{
+    int me = bsp_pid();
+    enum { N = 24 * 1024 }; /* 192 KB of int64 */
+    int64_t *area = malloc(3 * N * sizeof *area), *src = malloc(N * sizeof *src);
+    int64_t *seen = malloc(N * sizeof *seen), x = 90 + me;
+    for (int i = 0; i < 3 * N; i++)
+        area[i] = -i;
+    for (int i = 0; i < N; i++)
+        src[i] = (int64_t)me * N + i;
+    bsp_push_reg(area, 3 * N * (int)sizeof *area);
+    bsp_sync();
+    bsp_hpput(right(), src, area, 0, N * (int)sizeof *src);
+    bsp_hpput(me, src, area, N * (int)sizeof *src, N * (int)sizeof *src);
+    bsp_put(right(), &x, area, 2 * N * (int)sizeof x, sizeof x);
+    bsp_get(left(), area, 0, seen, N * (int)sizeof *seen);
+    bsp_sync();
+    for (int i = 0; i < N; i++) {
+        CHECK(area[i] == (int64_t)left() * N + i);
+        CHECK(area[N + i] == (int64_t)me * N + i);
+        CHECK(seen[i] == -i);
+    }
+    CHECK(area[2 * N] == 90 + left());
+    bsp_pop_reg(area);
+    bsp_sync();
+    free(area);
+    free(src);
+    free(seen);
+}
+
 /* A megabyte each way, to make buffers grow, plus empty transfers. */
 static void check_large_and_empty(void)
 {
@@ -333,6 +366,7 @@ static void spmd(void)
     check_pop_reg();
     check_push_pop_same_superstep();
     check_hp();
+    check_hp_large();
     check_large_and_empty();
     check_messages();
     check_messages_past_2mb();
