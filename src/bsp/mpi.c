@@ -59,7 +59,7 @@ void bsp_backend_halt(void)
     exit(1);
 }
 
-static void mpi_start(void);
+static void mpi_start(const char *call);
 
 /* As BSPlib has it (and BSPonMPI does): process 0 goes on with main, whose
  * sequential part may read stdin, which only it has; the others start in
@@ -69,7 +69,7 @@ void bsp_init(void (*spmd)(void), int argc, char **argv)
 {
     mpi_argc = argc;
     mpi_argv = argv;
-    mpi_start();
+    mpi_start("bsp_init");
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0 || !spmd)
@@ -106,13 +106,18 @@ static void mpi_at_exit(void)
         MPI_Finalize();
 }
 
-static void mpi_start(void)
+/* The size of MPI_COMM_WORLD, kept for bsp_nprocs after MPI_Finalize. */
+static int mpi_world;
+
+/* Starts MPI for call, unless it is running; after bsp_end it is over. */
+static void mpi_start(const char *call)
 {
     int up, down;
     MPI_Initialized(&up);
     MPI_Finalized(&down);
     if (down)
-        bsp_fail(NULL, "a BSPlib call after bsp_end: the MPI backend has finished");
+        bsp_fail(NULL, "%s after bsp_end: with MPI a program has one SPMD section "
+                 "(MPI has finalized)", call);
     if (!up) {
         tune_open_mpi();
         if (mpi_argv)
@@ -122,17 +127,19 @@ static void mpi_start(void)
         mpi.own_mpi = true;
         atexit(mpi_at_exit);
     }
+    MPI_Comm_size(MPI_COMM_WORLD, &mpi_world);
 }
 
-/* Inside a section its size; before it BSP_NPROCS capped at the MPI world. */
+/* Inside a section its size; before it, and after it (as with threads),
+ * BSP_NPROCS capped at the MPI world. */
 bsp_nprocs_t bsp_nprocs(void)
 {
     if (bsp_self)
         return bsp_self->nprocs;
-    mpi_start();
-    int world, n = bsp_env_nprocs();
-    MPI_Comm_size(MPI_COMM_WORLD, &world);
-    return n && n < world ? n : world;
+    if (!mpi_world)
+        mpi_start("bsp_nprocs");
+    int n = bsp_env_nprocs();
+    return n && n < mpi_world ? n : mpi_world;
 }
 
 /* INT_MAX, or BSP_MPI_MAX_MESSAGE=BYTES (tests: pieces without gigabytes). */
@@ -152,9 +159,8 @@ void bsp_begin(bsp_nprocs_t maxprocs)
 {
     if (bsp_self)
         bsp_fail(NULL, "bsp_begin called twice");
-    mpi_start();
-    int world, rank;
-    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    mpi_start("bsp_begin");
+    int world = mpi_world, rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     /* Process 0's argument decides: the others may have started in the SPMD
      * function before process 0 read how many processes to use. */

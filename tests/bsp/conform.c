@@ -378,6 +378,9 @@ int main(int argc, char **argv)
     expected_p = argc > 1 ? atoi(argv[1]) : 1;
     bsp_init(spmd, argc, argv);
     spmd();
+    /* Only process 0 gets here; bsp_nprocs answers as before bsp_begin. */
+    if (bsp_nprocs() != expected_p)
+        printf("conform: check failed after bsp_end: bsp_nprocs() = %d\n", bsp_nprocs());
     printf("conform: ok\n");
     return 0;
 }
