@@ -19,7 +19,7 @@ import sys
 
 # (ours, baseline) rows per backend; g1 is one-word puts less the empty sync, per word.
 ROWS = {
-    "threads": [("bsp_sync", "spin_barrier"), ("bsp_put", "memcpy"), ("bsp_put", "cross_copy"),
+    "threads": [("bsp_sync", "spin_barrier"), ("bsp_put", "memcpy"), ("bsp_put", "two_copies"),
                 ("bsp_hpput", "memcpy"), ("bsp_hpput", "cross_copy"), ("g1", None)],
     "mpi": [("bsp_sync", "MPI_Barrier"), ("bsp_sync", "MPI_Allreduce_96B"), ("bsp_put", "memcpy"),
             ("bsp_put", "MPI_Sendrecv"), ("bsp_hpput", "MPI_Sendrecv"), ("g1", None)],
