@@ -488,7 +488,7 @@ void bsp_get_tag(bsp_size_t *status, void *tag)
     if (!status)
         bsp_fail(me, "bsp_get_tag: NULL instead of a pointer for the status");
     if (m && m->tagsize && !tag)
-        bsp_fail(me, "bsp_get_tag: NULL instead of room for a tag of %zu bytes", (size_t)m->tagsize);
+        bsp_fail(me, "bsp_get_tag: NULL instead of room for a tag of %zu byte%s", (size_t)m->tagsize, m->tagsize == 1 ? "" : "s");
     *status = m ? (bsp_size_t)m->nbytes : -1;
     if (m && m->tagsize)
         memcpy(tag, msg_tag(m), (size_t)m->tagsize);
