@@ -29,27 +29,22 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
 
 def run_bench(build, backend, p):
+    """The samples of each measure, by name, and the unit of each."""
     binary = os.path.join(build, "bspbench" + ("-mpi" if backend == "mpi" else ""))
     if not os.access(binary, os.X_OK):
-        return None
+        return None, None
     cmd = [os.path.join(build, "bsprun"), "--backend=" + backend, "-n", str(p), binary]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True,
                          env={**os.environ, **MPI_ENV}).stdout
     data = json.loads(out[out.index("{"):])
-    rounds = {m["name"]: m["seconds"] for m in data["measures"]}
-    return rounds
+    return ({m["name"]: m["seconds"] for m in data["measures"]},
+            {m["name"]: m["unit"] for m in data["measures"]})
 
 
-def scale(name, rounds):
-    """Microseconds for syncs, nanoseconds for words."""
-    return 1e6 if name in ("bsp_sync", "spin_barrier") or name.startswith("MPI_Ba") or \
-        name.startswith("MPI_All") else 1e9
-
-
-def fmt_measure(name, values):
-    k = scale(name, values)
-    unit = "us" if k == 1e6 else "ns"
-    return f"{name:<18} {min(values) * k:8.3f} {statistics.median(values) * k:8.3f} {unit}"
+def fmt_measure(name, values, unit):
+    """Nanoseconds a word, microseconds a sync or superstep."""
+    k, shown = (1e9, "ns") if unit == "word" else (1e6, "us")
+    return f"{name:<18} {min(values) * k:8.3f} {statistics.median(values) * k:8.3f} {shown}"
 
 
 def one_word_g(rounds):
@@ -59,7 +54,7 @@ def one_word_g(rounds):
             (statistics.median(words) - statistics.median(sync)) / ONE_WORD_H)
 
 
-def print_table(title, rounds, backend):
+def print_table(title, rounds, units, backend):
     print(title)
     print(f"  {'ours':<18} {'min':>8} {'median':>8}    | {'baseline':<18} {'min':>8} {'median':>8}    "
           f"| ratio: median of paired (range)")
@@ -70,10 +65,10 @@ def print_table(title, rounds, backend):
             continue
         if ours not in rounds or (base and base not in rounds):
             continue
-        line = "  " + fmt_measure(ours, rounds[ours])
+        line = "  " + fmt_measure(ours, rounds[ours], units[ours])
         if base:
             paired = [a / b for a, b in zip(rounds[ours], rounds[base]) if b > 0]
-            line += " | " + fmt_measure(base, rounds[base])
+            line += " | " + fmt_measure(base, rounds[base], units[base])
             line += f" | {statistics.median(paired):5.2f} ({min(paired):.2f}-{max(paired):.2f})"
         print(line)
 
@@ -87,17 +82,18 @@ def main():
     if len(args.builds) > 2:
         ap.error("one build, or two to compare")
     procs = args.p or [2]
-    pooled = {}  # (build, backend, p) -> measure -> samples
+    pooled, units = {}, {}  # (build, backend, p) -> measure -> samples; measure -> unit
     for _ in range(args.runs):
         for p in procs:
             for backend in ("threads", "mpi"):
                 for build in args.builds:
-                    rounds = run_bench(build, backend, p)
+                    rounds, unit = run_bench(build, backend, p)
+                    units.update(unit or {})
                     for name, values in (rounds or {}).items():
                         pooled.setdefault((build, backend, p), {}).setdefault(name, []).extend(values)
     for (build, backend, p), rounds in pooled.items():
         n = len(rounds["bsp_sync"])
-        print_table(f"{backend} p={p} {build} ({n} rounds in {args.runs} runs)", rounds, backend)
+        print_table(f"{backend} p={p} {build} ({n} rounds in {args.runs} runs)", rounds, units, backend)
     if len(args.builds) == 2:
         first, second = args.builds
         print(f"\n{second} against {first}: ratio of medians (of minima)")

@@ -179,6 +179,7 @@ extern const size_t bsp_backend_direct_hp_from;
  * bsp_step_start, once, in bsp_begin). */
 void bsp_step_start(void);
 void bsp_step_header(struct bsp_proc *me, uint32_t kind, struct bsp_header *h);
+uint64_t bsp_step_signature(const struct bsp_header *h);
 void bsp_step_disagree(const struct bsp_proc *me, const struct bsp_header *root,
                        const struct bsp_header *other, int other_pid);
 

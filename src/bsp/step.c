@@ -62,6 +62,21 @@ void bsp_step_header(struct bsp_proc *me, uint32_t kind, struct bsp_header *h)
     }
 }
 
+/* A hash of what all processes must agree on in a header (not the
+ * flags), with the low three bits clear for a backend's own use: equal
+ * headers give equal signatures, and different ones different signatures
+ * but with odds of 2^-61. */
+uint64_t bsp_step_signature(const struct bsp_header *h)
+{
+    const uint64_t fields[] = {h->kind, h->pushes, h->pops, h->popsig, h->tagsize, h->tagsize_calls};
+    uint64_t sig = 0x9e3779b97f4a7c15u;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        sig = (sig ^ fields[i]) * 0xff51afd7ed558ccdu;
+        sig ^= sig >> 32;
+    }
+    return sig & ~(uint64_t)7;
+}
+
 /* Reports a disagreement bsp_step_check found. Only process 0 reports,
  * so that it is printed once; the others wait to be ended by it. */
 void bsp_step_disagree(const struct bsp_proc *me, const struct bsp_header *root,
