@@ -121,7 +121,7 @@ static Shape *map_elems(Analysis *a, Shape *f, Shape *x, Shape *y, ElemCosts *ec
 
 static Shape *pair_map_elems(Analysis *a, Shape *f, Shape *ab, ElemCosts *ec, Site *site) {
   if (!sz_equal(ab->a->n, ab->b->n))
-    error_at(site->pos, "pair_map on vectors of different lengths (%s and %s)", sz_format(a->arena, a->pc, ab->a->n),
+    cost_fault(a, site->pos, "pair_map on vectors of different lengths (%s and %s)", sz_format(a->arena, a->pc, ab->a->n),
              sz_format(a->arena, a->pc, ab->b->n));
   return map_elems(a, f, ab->a, ab->b, ec);
 }
@@ -199,7 +199,7 @@ static Res reduce(Analysis *a, Shape *f, Shape *x, Site *dist, EvalMode m, Site 
   Builtin b = site->b;
   Shape *op = f->elems[0], *e = shape_unit(&a->sh), *s = x;
   Num c = num_of(0);
-  if (sz_is(x->n, 0) && b == B_FOLD) error_at(site->pos, "fold of an empty vector");
+  if (sz_is(x->n, 0) && b == B_FOLD) cost_fault(a, site->pos, "fold of an empty vector");
   if (!sz_is(x->n, 0)) {
     e = combined_elem(a, op, x, site, &c);
     s = b == B_FOLD ? fold_value(a, op, x, e) : prefix_value(a, op, x);
@@ -331,7 +331,7 @@ static Res iter_run(Analysis *a, Shape *f, Shape *x, Shape *count, EvalMode m, S
   if (k.sym) {
     r = iter_symbolic(a, f, x, k, m, site);
   } else {
-    if (k.k < 0) error_at(site->pos, "iter with a negative count (%lld)", (long long)k.k);
+    if (k.k < 0) cost_fault(a, site->pos, "iter with a negative count (%lld)", (long long)k.k);
     r = m == EVAL_LOCAL ? iter_local(a, f, x, k.k, site) : value(iter_top(a, f, x, k.k, site));
   }
   r.cost = num_add(a->pc, r.cost, start_cost.cost);
@@ -370,12 +370,12 @@ static Shape *entry_shape(Analysis *a, Shape *v, Shape *index, Site *site) {
   if (index->kind == SH_SIZE && !index->n.sym && !v->n.sym) {
     int64_t i = index->n.k;
     if (i < 0 || i >= v->n.k)
-      error_at(site->pos, "entry: index %lld is out of range for a vector of length %lld", (long long)i,
+      cost_fault(a, site->pos, "entry: index %lld is out of range for a vector of length %lld", (long long)i,
                (long long)v->n.k);
     return family_is(v) ? family_entry(a, v, index->n) : shape_elem(v, i);
   }
   if (family_is(v) && index->kind == SH_SIZE) return family_entry(a, v, index->n);
-  if (sz_is(v->n, 0)) error_at(site->pos, "entry of an empty vector");
+  if (sz_is(v->n, 0)) cost_fault(a, site->pos, "entry of an empty vector");
   if (v->kind == SH_VEC) return v->a;
   Shape *ev = shape_erase(&a->sh, v);
   if (shape_is_irregular(ev))
@@ -384,14 +384,14 @@ static Shape *entry_shape(Analysis *a, Shape *v, Shape *index, Site *site) {
   return ev->a;
 }
 
-static Shape *nonempty(Shape *v, Site *site) {
-  if (sz_is(v->n, 0)) error_at(site->pos, "%s of an empty vector", builtin_name(site->b));
+static Shape *nonempty(Analysis *a, Shape *v, Site *site) {
+  if (sz_is(v->n, 0)) cost_fault(a, site->pos, "%s of an empty vector", builtin_name(site->b));
   return v;
 }
 
 static Shape *dummyvec_shape(Analysis *a, Shape *spec, Site *site) {
   Sz n = require_size(a, spec->a, site->pos, "the length given to 'dummyvec'");
-  if (!n.sym && n.k < 0) error_at(site->pos, "dummyvec of negative length %lld", (long long)n.k);
+  if (!n.sym && n.k < 0) cost_fault(a, site->pos, "dummyvec of negative length %lld", (long long)n.k);
   return shape_vec(&a->sh, n, shape_erase(&a->sh, spec->b));
 }
 
@@ -404,10 +404,10 @@ static Shape *sequential(Analysis *a, Shape *f, Shape *x, Num *c, Site *site) {
   case B_HD:
     *c = num_of(k->hd);
     if (family_is(x)) return family_entry(a, x, sz_of(0));
-    return shape_elem(nonempty(x, site), 0);
+    return shape_elem(nonempty(a, x, site), 0);
   case B_TL:
     *c = num_of(k->tl);
-    nonempty(x, site);
+    nonempty(a, x, site);
     if (family_is(x)) return family_tail(a, x);
     if (x->kind == SH_VEC) return shape_vec(&a->sh, length_op(a, OP_SUB, x->n, sz_of(1), site), x->a);
     return shape_vector(&a->sh, x->elems + 1, x->n.k - 1);

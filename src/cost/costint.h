@@ -127,6 +127,15 @@ typedef struct FunInfo {
 
 typedef struct MemoEntry MemoEntry;
 
+// A branch that may not be taken (of a data if, or the right operand of
+// && and ||) is analysed under a trap: a fault it would certainly meet if
+// taken (cost_fault) ends its analysis instead of the program's.
+typedef struct FaultTrap {
+  jmp_buf env;               // where cost_fault returns to
+  struct FaultTrap *outer;   // the enclosing trap, restored after
+  DiagTrap *diag;            // diag_trap when it was set, restored after a fault
+} FaultTrap;
+
 typedef struct MemoTable {
   MemoEntry *slot;  // open addressing on (function, argument)
   size_t cap;       // a power of two
@@ -151,6 +160,9 @@ struct Analysis {
   Shapes sh;                // the shapes built (hash-consed)
   MemoTable memo;           // local applications
   Steps st;                 // supersteps
+  FaultTrap *fault;         // the innermost branch that may not be taken, or NULL
+  Pos fault_pos;            // the last fault met under a trap: where
+  char fault_msg[512];      // and what
 };
 
 Res eval_expr(Analysis *a, Node *n, void *env, EvalMode m);
@@ -161,6 +173,10 @@ Res eval_apply2_local(Analysis *a, Shape *f, Shape *x, Shape *y);
 Shape *eval_force(Analysis *a, Res r);
 void eval_prepare(Analysis *a);
 void eval_spend(Analysis *a, EvalMode m, Res *r, Num c);
+// A run-time fault the analysis knows will happen when this point is
+// reached (docs/cost-model.md, "Static shape errors"): an error, unless a
+// branch that may not be taken holds it (the trap in a->fault).
+_Noreturn void cost_fault(Analysis *a, Pos pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 Res builtin_run(Analysis *a, Shape *f, Res last, EvalMode m, Node *app);
 int shape_arity(Shape *f);

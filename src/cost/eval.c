@@ -6,6 +6,7 @@
 // the analysis costs time in proportion to the distinct shapes it meets.
 #include "cost/costint.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef struct Env {
@@ -290,42 +291,106 @@ static Num branch_max(Analysis *a, Node *n, Num x, Num y) {
 // A condition known statically (a comparison of sizes): 1 then, 0 else, -1 unknown.
 static int known_truth(Shape *c) { return c->kind == SH_SIZE && !c->n.sym ? c->n.k != 0 : -1; }
 
+//
+// Branches that may not be taken: a fault in one must never stop the
+// program when the data avoids it (docs/language.md, "Semantics decided
+// here"). Such a branch is analysed under a trap; a fault it meets makes it
+// a branch that, if taken, stops the program: it neither costs nor shapes.
+//
+
+void cost_fault(Analysis *a, Pos pos, const char *fmt, ...) {
+  char msg[sizeof a->fault_msg];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (!a->fault) error_at(pos, "%s", msg);
+  memcpy(a->fault_msg, msg, sizeof msg);
+  a->fault_pos = pos;
+  longjmp(a->fault->env, 1);
+}
+
+// A branch's value and cost, or faulted when it would certainly fault.
+typedef struct Branch {
+  Shape *s;      // its value (NULL when faulted)
+  Num cost;      // its operations (local mode)
+  Pos fault_pos; // where it faulted
+  char *fault;   // what (NULL: it did not)
+} Branch;
+
+// Evaluates n as a branch: certain (the condition takes it), errors are
+// the program's; otherwise under a trap.
+static Branch eval_branch(Analysis *a, Node *n, Env *env, EvalMode m, bool certain) {
+  Branch b = {.cost = num_of(0)};
+  if (certain) {
+    b.s = eval_value(a, n, env, m, &b.cost);
+    return b;
+  }
+  FaultTrap t = {.outer = a->fault, .diag = diag_trap};
+  a->fault = &t;
+  if (setjmp(t.env)) {
+    a->fault = t.outer;
+    diag_trap = t.diag;
+    return (Branch){.cost = num_of(0), .fault_pos = a->fault_pos, .fault = arena_strndup(a->arena, a->fault_msg, strlen(a->fault_msg))};
+  }
+  b.s = eval_value(a, n, env, m, &b.cost);
+  a->fault = t.outer;
+  return b;
+}
+
+// Both branches of an if fault: so does the if, with the first one's fault.
+static _Noreturn void both_fault(Analysis *a, Branch *t) { cost_fault(a, t->fault_pos, "%s", t->fault); }
+
 // A data 'if' costs its condition and the dearer branch (the branch taken,
-// when the condition is known); in local mode, sequentially.
+// when the condition is known, whose value it then is); in local mode,
+// sequentially. A branch that faults is never taken without stopping the
+// program: the other's cost and value stand.
 static Res eval_if_local(Analysis *a, Node *n, Env *env, EvalMode m, Num cost, int truth) {
-  Num ct = num_of(0), ce = num_of(0);
-  Shape *t = eval_value(a, n->then_, env, EVAL_LOCAL, &ct);
-  Shape *e = eval_value(a, n->else_, env, EVAL_LOCAL, &ce);
-  check_same_shape(a, n, t, e);
-  Res r = {shape_erase(&a->sh, t), cost, NULL};
-  eval_spend(a, m, &r, truth < 0 ? branch_max(a, n, ct, ce) : truth ? ct : ce);
+  Branch t = eval_branch(a, n->then_, env, EVAL_LOCAL, truth == 1);
+  Branch e = eval_branch(a, n->else_, env, EVAL_LOCAL, truth == 0);
+  if (t.fault && e.fault) both_fault(a, &t);
+  Res r = {NULL, cost, NULL};
+  if (truth >= 0 || t.fault || e.fault) {
+    Branch *kept = truth == 1 || e.fault ? &t : &e;
+    if (!t.fault && !e.fault) check_same_shape(a, n, t.s, e.s);
+    r.s = truth >= 0 ? kept->s : shape_erase(&a->sh, kept->s);
+    eval_spend(a, m, &r, kept->cost);
+    return r;
+  }
+  check_same_shape(a, n, t.s, e.s);
+  r.s = shape_erase(&a->sh, t.s);
+  eval_spend(a, m, &r, branch_max(a, n, t.cost, e.cost));
   return r;
 }
 
-// At top level: both branches as written, keeping the
-// supersteps of the dearer one (mszmax, at this machine) or of the one taken.
+// At top level: both branches as written, keeping the supersteps of the
+// dearer one (mszmax, at this machine) or of the one taken.
 static Res eval_if_paper(Analysis *a, Node *n, Env *env, int truth) {
-  Num unused = num_of(0), dW, dH, dS, eW, eH, eS;
+  Num dW, dH, dS, eW, eH, eS;
   StepsMark start = steps_mark(a);
-  Shape *t = eval_value(a, n->then_, env, EVAL_TOP, &unused);
+  Branch t = eval_branch(a, n->then_, env, EVAL_TOP, truth == 1);
+  if (t.fault) steps_reset(a, start);
   Num then_ops = steps_delta(a, start, &dW, &dH, &dS);
   StepsMark then_end = steps_mark(a);
   int nrows = then_end.nrows - start.nrows;
   CostStep *rows = arena_calloc(a->arena, (size_t)nrows + 1, sizeof *rows);
   if (nrows) memcpy(rows, a->st.rows + start.nrows, (size_t)nrows * sizeof *rows);
   steps_reset(a, start);
-  Shape *e = eval_value(a, n->else_, env, EVAL_TOP, &unused);
+  Branch e = eval_branch(a, n->else_, env, EVAL_TOP, truth == 0);
+  if (e.fault) steps_reset(a, start);
+  if (t.fault && e.fault) both_fault(a, &t);
   Num else_ops = steps_delta(a, start, &eW, &eH, &eS);
-  check_same_shape(a, n, t, e);
-  bool keep_then = truth >= 0 ? truth : !a->pc && then_ops.v > else_ops.v;
-  if (truth < 0 && a->pc &&
+  if (!t.fault && !e.fault) check_same_shape(a, n, t.s, e.s);
+  bool keep_then = truth >= 0 ? truth : e.fault || (!t.fault && !a->pc && then_ops.v > else_ops.v);
+  if (truth < 0 && !t.fault && !e.fault && a->pc &&
       (!num_equal(a->pc, dW, eW) || !num_equal(a->pc, dH, eH) || !num_equal(a->pc, dS, eS)))
     no_closed_max(n);
   if (keep_then) {
     steps_reset(a, start);
     steps_replay(a, then_end, rows, nrows);
   }
-  return value(shape_erase(&a->sh, t));
+  Shape *s = keep_then ? t.s : e.s;
+  return value(truth >= 0 ? s : shape_erase(&a->sh, s));
 }
 
 static Res eval_if(Analysis *a, Node *n, Env *env, EvalMode m) {
@@ -352,10 +417,12 @@ static Res eval_op(Analysis *a, Node *n, Env *env, EvalMode m) {
   Num cost = num_of(0), right = num_of(0);
   Shape *x = eval_value(a, n->lhs, env, m, &cost);
   Res r = {x, cost, NULL};
-  bool decided = (n->op == OP_AND || n->op == OP_OR) && known_truth(x) == (n->op == OP_OR);
+  bool lazy = n->op == OP_AND || n->op == OP_OR, decided = lazy && known_truth(x) == (n->op == OP_OR);
   if (!decided) {
-    Shape *y = n->kind == N_BINOP ? eval_value(a, n->rhs, env, m, &right) : NULL;
-    r.s = builtin_scalar_op(a, n->op, x, y);
+    // The right operand of && and || is a branch: taken unless the left decides.
+    Branch y = n->kind == N_BINOP ? eval_branch(a, n->rhs, env, m, !lazy || known_truth(x) >= 0) : (Branch){0};
+    right = y.cost;
+    r.s = y.fault ? shape_unit(&a->sh) : builtin_scalar_op(a, n->op, x, y.s);
   }
   eval_spend(a, m, &r, num_add(a->pc, right, num_of(a->k.binop)));
   return r;

@@ -319,10 +319,10 @@ static bool count_exits(Ex *x, int loops, Shape *v, int64_t from) {
 // f on each element of v (and of w): a regular vector is one application.
 // A loop of f over both its arguments at once counts once.
 static Shape *map_vec(Ex *x, Ir *f, Shape *env, Shape *v, Shape *w) {
-  int64_t n = len(v);
+  int64_t n = w && len(w) < len(v) ? len(w) : len(v);  // (unequal: a branch that faults if taken)
   if (v->kind == SH_VEC && (!w || w->kind == SH_VEC)) {
     if (!n) return v;
-    return shape_vec(&x->sh, v->n, apply(x, f, env, v->a, w ? w->a : NULL, n));
+    return shape_vec(&x->sh, sz_of(n), apply(x, f, env, v->a, w ? w->a : NULL, n));
   }
   if (!count_exits(x, f->loops_over[0], v, 0) && w) count_exits(x, f->loops_over[1], w, 0);
   Shape **out = arena_calloc(x->sh.arena, (size_t)n, sizeof *out);
@@ -450,6 +450,7 @@ static Shape *cond(Ex *x, Ir *e) {
 static Shape *iter(Ex *x, Ir *e) {
   Shape *acc = ev(x, e->a);
   int64_t k = ev(x, e->b)->n.k;
+  if (k < 0) k = 0;  // a branch that faults if taken
   x->now->elems += k;
   count_carried(x->now, e->carried, k);
   Shape *env = env_key(x, e);

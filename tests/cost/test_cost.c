@@ -201,6 +201,10 @@ static const Hand hands[] = {
     {"main = hd (tl x) + length x + entry x 3 + fst (1, 2) + snd (3, 4)", "n=10 m=3", 4, 4, 0, 0, 4, 0, 0},
     {"main = fold (+) (redconcat (map (\\r -> map (\\v -> v + 1) r) M))", "n=2 m=3", 2, 6, 10, 4, 6, 10, 4},
     {"main = if hd x > 0 then fold (+) x else 0", "n=10 m=3", 4, 10, 0, 0, 5.5, 10.5, 2},
+    // A branch that faults if taken: the paper model keeps the other one, the
+    // exact model counts both, count by count (a bound).
+    {"main = if hd x > 0 then hd (tl (dummyvec (1, 1))) + fold max x else fold (+) x", "n=10 m=3", 4, 11, 0, 0, 5.5,
+     10.5, 2},
     {"main = let s = fold (+) x in map (\\v -> v + s) x", "n=10 m=3", 4, 8, 30, 4, 7, 28.5, 4},
     {"main = map (\\r -> fold (+) r) (dummyvec (n, dummyvec (m, 1)))", "n=10 m=3", 4, 6, 32, 2, 5, 30, 2},
     {"main = iter (map (\\v -> v + 1)) x 3", "n=10 m=3", 4, 9, 48, 6, 7.5, 45, 6},
@@ -606,6 +610,9 @@ static void test_errors(void) {
       {"param n\ninput x : [n]int\nmain = if hd x > 0 then fold (+) x else 0", "", true,
        "test.vec:3:8: error: --symbolic: the branches of this data 'if' cost differently, so its cost (their "
        "maximum) has no closed form"},
+      // Both branches of a data if fault: so does the if.
+      {"param n\ninput x : [n]int\nmain = if hd x > 0 then hd (dummyvec (0, 1)) else entry x 7", "n=2", false,
+       "test.vec:3:25: error: hd of an empty vector"},
       {"param n\ninput x : [n - 5]int\nmain = x", "n=2", false,
        "test.vec:2:14: error: this vector length is negative (-3)"},
       {"main = inits (inits (dummyvec (10000, 1)))", "", false,

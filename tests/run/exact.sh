@@ -38,6 +38,7 @@ examples() {
     case_ "$root/examples/matvec2.vec" "$plan" "$p" false m=3 n="$n"
     case_ "$root/tests/run/exact-partial.vec" "$plan" "$p" false n="$n"
     case_ "$root/tests/run/exact-dataif.vec" "$plan" "$p" true n="$n"
+    case_ "$root/tests/run/exact-untaken.vec" "$plan" "$p" true n="$n"
   done
 }
 for p in 1 2 3 4 5 6 7 8; do
