@@ -6,12 +6,11 @@
 #include "cost/costint.h"
 #include "ir/ir.h"
 
-// Longest run of size values followed exactly (a fold over sizes), and of
-// shape-changing iter steps.
-// ITER_MAX: an iter whose value's shape never settles (a size that grows at
-// every step, iter (\x -> x + 1) 0 n) is followed step by step, at some
-// 500 bytes and 2 us a step: 2^20 steps stay within half a gigabyte.
-enum { SIMULATE_MAX = 1 << 20, ITER_MAX = 1 << 20 };
+// The longest run of shape-changing iter steps: an iter whose value's
+// shape never settles (a size that grows at every step, iter (\x -> x + 1)
+// 0 n) is followed step by step, at some 500 bytes and 2 us a step: 2^20
+// steps stay within half a gigabyte.
+enum { ITER_MAX = 1 << 20 };
 
 int shape_arity(Shape *f) { return f->node->kind == N_OPFN ? 2 : builtin_arity(f->node->builtin); }
 
@@ -23,12 +22,19 @@ static Res value(Shape *s) { return result(s, num_of(0), NULL); }
 // Sizes.
 //
 
+// The front end has checked that s is a size (src/lang/sizes.c); the
+// analysis loses its value only where it cannot follow it, and says where.
 Sz require_size(Analysis *a, Shape *s, Pos pos, const char *what) {
   if (s->kind == SH_SIZE) return s->n;
   if (a->pc)
-    error_at(pos, "--symbolic: %s has no closed form: it divides, takes a remainder, a maximum or "
-                  "a minimum of sizes that depend on the parameters (give them with -D)", what);
-  error_at(pos, "%s is not a known size: computing it overflows 64 bits or divides by zero", what);
+    error_at(pos, "--symbolic: %s has no closed form: it is a size computed with /, %%, max or min of sizes "
+                  "that depend on the parameters, or the running value of a fold or prefix over a vector "
+                  "whose length depends on them (give the parameters with -D; a value that decides data, "
+                  "not a shape, is tested with a data 'if')", what);
+  error_at(pos, "%s is a size the analysis does not know: computing it overflows 64 bits or divides by zero, "
+                "or it is the running value of a fold or prefix over more than %d elements, which the analysis "
+                "takes as data (a vector's length is 'length v'; a value that decides data, not a shape, is "
+                "tested with a data 'if')", what, FOLLOW_MAX);
 }
 
 // Arithmetic on known sizes and truth values, wrapping like the
@@ -173,7 +179,7 @@ static Shape *combined_elem(Analysis *a, Shape *op, Shape *x, Site *site, Num *c
 
 // Size values are followed exactly while affordable: fold (+) [1, 2, 3] is the size 6.
 static bool follows_values(Shape *x) {
-  return x->has_size && !family_is(x) && !x->n.sym && x->n.k <= SIMULATE_MAX;
+  return x->has_size && !family_is(x) && !x->n.sym && x->n.k <= FOLLOW_MAX;
 }
 
 static Shape *fold_value(Analysis *a, Shape *op, Shape *x, Shape *e) {
@@ -307,10 +313,15 @@ static Shape *iter_top(Analysis *a, Shape *f, Shape *x, int64_t k, Site *site) {
   return cur;
 }
 
+// With a count k in closed form the value's shape must stay the same at
+// every step, so the sizes it holds, whose values change from step to step
+// (a counter), are data: iter (\p -> (fst p * x + entry c (snd p), snd p +
+// 1)) (0, 0) n is k steps from <1, 1>.
 static Res iter_symbolic(Analysis *a, Shape *f, Shape *x, Sz k, EvalMode m, Site *site) {
   StepsMark before = steps_mark(a);
+  x = shape_erase(&a->sh, x);
   Res r = eval_apply(a, f, value(x), m, NULL);
-  Shape *s = eval_force(a, r);
+  Shape *s = shape_erase(&a->sh, eval_force(a, r));
   if (s != x)
     error_at(site->pos, "--symbolic: iter with a count that depends on the parameters needs a function "
                         "that keeps the shape of its value, but this one turns %s into %s "

@@ -13,11 +13,6 @@
 
 #include <string.h>
 
-// Size values are followed exactly through fold and prefix up to this many
-// elements, and are data beyond (a bound: a data if then costs its dearer
-// branch).
-enum { SIMULATE_MAX = 1 << 20 };
-
 typedef ExactCounts Counts;
 
 // A memoised application: fn's body applied to a (and b) with its free
@@ -330,8 +325,9 @@ static Shape *map_vec(Ex *x, Ir *f, Shape *env, Shape *v, Shape *w) {
   return shape_vector(&x->sh, out, n);
 }
 
-// Size values are data in a vector too long to follow them.
-static Shape *followable(Ex *x, Shape *v) { return len(v) > SIMULATE_MAX ? shape_erase(&x->sh, v) : v; }
+// Size values are data in a vector too long to follow them (FOLLOW_MAX, by
+// the whole vector's length n when v is a block of it).
+static Shape *followable(Ex *x, Shape *v, int64_t n) { return n > FOLLOW_MAX ? shape_erase(&x->sh, v) : v; }
 
 // Folds v[from..] into acc. Over equal elements, once an application gives
 // back its accumulator the rest repeat it: counted, not followed.
@@ -515,11 +511,11 @@ static Shape *local_skeleton(Ex *x, Ir *e) {
   case IR_MAP: return map_vec(x, e, env_key(x, e), a, NULL);
   case IR_PAIR_MAP: return map_vec(x, e, env_key(x, e), a, b);
   case IR_FOLD:
-    a = followable(x, a);
+    a = followable(x, a, len(a));
     if (!len(a)) return shape_unit(&x->sh);
     first_element(x, e, shape_elem(a, 0));
     return fold_vec(x, e, env_key(x, e), shape_elem(a, 0), a, 1);
-  case IR_PREFIX: return prefix_vec(x, e, env_key(x, e), followable(x, a));
+  case IR_PREFIX: return prefix_vec(x, e, env_key(x, e), followable(x, a, len(a)));
   default: return segments(x, e->kind == IR_INITS, a, 0, len(a));  // IR_INITS, IR_TAILS
   }
 }
@@ -890,7 +886,7 @@ static Shape *pass_elements(Ex *x, Run *u, const Step *s, int last, int k) {
   }
   for (; st <= last; st++) {
     Ir *g = r->stages[st];
-    if (g->kind == IR_PREFIX) cur = prefix_seeded(x, g, u->env[st], (s->seeded >> st & 1) ? u->offset[st][k] : NULL, followable(x, cur));
+    if (g->kind == IR_PREFIX) cur = prefix_seeded(x, g, u->env[st], (s->seeded >> st & 1) ? u->offset[st][k] : NULL, followable(x, cur, u->n));
     else cur = map_vec(x, g, u->env[st], cur, g->kind == IR_PAIR_MAP ? u->blk2[k] : NULL);
   }
   return cur;
@@ -923,13 +919,13 @@ static void run_pass(Ex *x, Run *u, const Step *s, const Step *next, int k) {
     u->placed = false;
     return;
   case SINK_SCAN:
-    cur = prefix_vec(x, sink, env, followable(x, cur));
+    cur = prefix_vec(x, sink, env, followable(x, cur, u->n));
     x->now->stores = add(x->now->stores, mul(slot(sink->ty->a), len(cur)));
     u->scan[s->to][k] = cur;
     u->total[s->to][k] = len(cur) ? shape_elem(cur, len(cur) - 1) : NULL;
     return;
   case SINK_FOLD: case SINK_REDUCE: {
-    cur = followable(x, cur);
+    cur = followable(x, cur, u->n);
     Shape *acc = NULL;
     if (len(cur)) {
       first_element(x, sink, shape_elem(cur, 0));

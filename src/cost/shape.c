@@ -128,7 +128,17 @@ void shape_reserve(Shapes *sh, int64_t n) {
              (long long)IRREGULAR_MAX);
 }
 
-static void spend_budget(Shapes *sh, int64_t n) {
+// Do the elems differ only in the values of the sizes they hold?
+static bool differ_in_sizes(Shapes *sh, Shape **elems, int64_t n) {
+  for (int64_t i = 1; i < n; i++)
+    if (shape_erase(sh, elems[i]) != shape_erase(sh, elems[0])) return false;
+  return true;
+}
+
+static void spend_budget(Shapes *sh, Shape **elems, int64_t n) {
+  if (sh->pc && differ_in_sizes(sh, elems, n))
+    error_at(sh->site, "--symbolic: this builds a vector of different sizes (integer literals and lengths are "
+                       "sizes), whose values have no closed form (give the parameters with -D)");
   if (sh->pc)
     error_at(sh->site, "--symbolic: this builds a vector whose elements have different shapes, "
                            "which has no closed form (give the parameters with -D)");
@@ -140,7 +150,7 @@ Shape *shape_vector(Shapes *sh, Shape **elems, int64_t n) {
   int64_t i = 1;
   while (i < n && elems[i] == elems[0]) i++;
   if (i >= n) return shape_vec(sh, sz_of(n), n ? elems[0] : shape_unit(sh));
-  spend_budget(sh, n);
+  spend_budget(sh, elems, n);
   Shape key = {.kind = SH_IRR, .n = sz_of(n), .elems = elems};
   Shape *s = intern(sh, &key, n);
   if (!s->prefix) {

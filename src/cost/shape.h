@@ -130,6 +130,14 @@ enum { IRREGULAR_MAX = 1 << 24 };
 // Families nest at most this deep in a closed-form analysis.
 enum { FAMILY_LEVELS = 4 };
 
+// Size values (a literal, a length) are followed exactly through fold and
+// prefix over vectors of at most FOLLOW_MAX elements, in both models (by
+// the whole vector's length, whatever its blocks), and are data beyond:
+// the running values of a prefix over sizes make as many shapes as
+// elements, while a shape a program builds from such sizes (dummyvec of
+// each) holds far fewer than IRREGULAR_MAX elements already at this length.
+enum { FOLLOW_MAX = 1 << 12 };
+
 // The shapes of one analysis: every constructor interns in its table.
 typedef struct Shapes {
   Arena *arena;      // owns the shapes

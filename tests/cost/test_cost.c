@@ -471,6 +471,12 @@ static void eval_definitions(Arena *a, const char *where, Names *names) {
 
 static void test_symbolic(void) {
   Arena *a = arena_new();
+  // Horner's rule by iter with an index counter: the counter, a size at
+  // every step, is data to a count in closed form.
+  Program *horner = load_text(a, "param n\ninput c : [n]int\ninput x : int\n"
+                                 "main = fst (iter (\\p -> (fst p * x + entry c (snd p), snd p + 1)) (0, 0) n)\n");
+  CostResult h = symbolic(a, horner);
+  CHECK(strcmp(h.W_form, "3*n") == 0 && strcmp(h.S_form, "0") == 0, "Horner: W = %s, S = %s", h.W_form, h.S_form);
   struct {
     const char *file, *W, *H, *S;
   } forms[] = {
@@ -605,14 +611,30 @@ static void test_errors(void) {
        "test.vec:3:8: error: --symbolic: iter with a count that depends on the parameters needs a function that "
        "keeps the shape of its value, but this one turns (n, 1) into (n - 1, 1) (give the parameters with -D)"},
       {"param n\nmain = dummyvec (n / 2, 1)", "", true,
-       "test.vec:2:8: error: --symbolic: the length given to 'dummyvec' has no closed form: it divides, takes a "
-       "remainder, a maximum or a minimum of sizes that depend on the parameters (give them with -D)"},
+       "test.vec:2:8: error: --symbolic: the length given to 'dummyvec' has no closed form: it is a size computed "
+       "with /, %, max or min of sizes that depend on the parameters, or the running value of a fold or prefix over "
+       "a vector whose length depends on them (give the parameters with -D; a value that decides data, not a shape, "
+       "is tested with a data 'if')"},
       {"param n\ninput x : [n]int\nmain = if hd x > 0 then fold (+) x else 0", "", true,
        "test.vec:3:8: error: --symbolic: the branches of this data 'if' cost differently, so its cost (their "
        "maximum) has no closed form"},
       // Both branches of a data if fault: so does the if.
       {"param n\ninput x : [n]int\nmain = if hd x > 0 then hd (dummyvec (0, 1)) else entry x 7", "n=2", false,
        "test.vec:3:25: error: hd of an empty vector"},
+      {"param n\nmain = map (\\i -> ifs i * (n - 1 - i) then 1 else 0) [0, 1, 2]", "", true,
+       "test.vec:2:54: error: --symbolic: this builds a vector of different sizes (integer literals and lengths are "
+       "sizes), whose values have no closed form (give the parameters with -D)"},
+      {"param n\ninput x : [n]int\nmain = map (\\i -> ifs i * (n - 1 - i) then 1 else 0) (prefix (+) (map (\\y -> 1) x))",
+       "", true,
+       "test.vec:3:25: error: --symbolic: the condition of 'ifs' has no closed form: it is a size computed with /, %, "
+       "max or min of sizes that depend on the parameters, or the running value of a fold or prefix over a vector "
+       "whose length depends on them (give the parameters with -D; a value that decides data, not a shape, is "
+       "tested with a data 'if')"},
+      {"param n\ninput x : [n]int\nmain = dummyvec (fold (+) (map (\\y -> 1) x), 1)", "n=5000", false,
+       "test.vec:3:8: error: the length given to 'dummyvec' is a size the analysis does not know: computing it "
+       "overflows 64 bits or divides by zero, or it is the running value of a fold or prefix over more than 4096 "
+       "elements, which the analysis takes as data (a vector's length is 'length v'; a value that decides data, "
+       "not a shape, is tested with a data 'if')"},
       {"param n\ninput x : [n - 5]int\nmain = x", "n=2", false,
        "test.vec:2:14: error: this vector length is negative (-3)"},
       {"main = inits (inits (dummyvec (10000, 1)))", "", false,
@@ -647,6 +669,15 @@ static void test_shapes(void) {
   CostResult s1 = analyse(a, mss4, "n=1000", MODEL_PAPER, 8), s2 = analyse(a, mss4, "n=2000", MODEL_PAPER, 8);
   CHECK(s2.shapes < 2 * s1.shapes + 100 && s2.shapes > s1.shapes, "mss4: %lld shapes at n=1000, %lld at n=2000",
         (long long)s1.shapes, (long long)s2.shapes);
+  // The running values of a prefix over literals are followed over short
+  // vectors only (FOLLOW_MAX, by the whole length, in both models): past it a
+  // regular program again, whatever n and p (tests/validation/corpus/stencil3.vec).
+  Program *ones = load_text(a, "param n\ninput x : [n]int\nmain = map (\\i -> entry x (i - 1)) (prefix (+) (map (\\y -> 1) x))\n");
+  CostResult few = analyse(a, ones, "n=5000", MODEL_EXACT, 2), many = analyse(a, ones, "n=2000000", MODEL_EXACT, 2);
+  CHECK(few.shapes == many.shapes && few.shapes < 100, "prefix of ones: %lld shapes at n=5000, %lld at n=2e6",
+        (long long)few.shapes, (long long)many.shapes);
+  CostResult followed = analyse(a, ones, "n=4096", MODEL_EXACT, 2);
+  CHECK(followed.shapes > 4096, "prefix of ones at n=4096: followed, %lld shapes", (long long)followed.shapes);
   // Equal shapes are one pointer; an irregular vector of equal elements is regular.
   Shapes sh = {.arena = a, .budget = IRREGULAR_MAX};
   Shape *e = shape_vec(&sh, sz_of(3), shape_unit(&sh));
