@@ -597,6 +597,7 @@ static const char *cg_unop(Cg *g, Ir *e) {
   const char *x = cg_expr(g, e->a);
   count_op(g);
   if (e->op == OP_NOT) return define_temp(g, e->ty, fmt(g, "!%s", x));
+  if (e->op == OP_FLOAT) return define_temp(g, e->ty, fmt(g, "(double)%s", x));
   return define_temp(g, e->ty, e->ty->kind == T_INT ? fmt(g, "rt_neg(%s)", x) : fmt(g, "-%s", x));
 }
 
@@ -649,6 +650,14 @@ static const char *cg_dummyvec(Cg *g, Ir *e) {
   return r;
 }
 
+static const char *cg_iota(Cg *g, Ir *e) {
+  const char *n = cg_expr(g, e->a), *k = temp(g);
+  emit(g, "if (%s < 0) rt_error(%s, \"iota of negative length %%\" PRId64, %s);", n, site(g, e->pos), n);
+  const char *r = new_vec(g, e->ty, n);
+  emit(g, "for (int64_t %s = 0; %s < %s; %s++) %s.at[%s] = %s;", k, k, n, k, r, k, k);
+  return r;
+}
+
 static const char *cg_iter(Cg *g, Ir *e) {
   const char *x = cg_expr(g, e->a), *n = cg_expr(g, e->b), *k = temp(g);
   emit(g, "/* iter at %s */", where(g, e->pos));
@@ -695,6 +704,7 @@ const char *cg_expr(Cg *g, Ir *e) {
   case IR_REDCONCAT: return cg_redconcat(g, e);
   case IR_DUMMYVEC: return cg_dummyvec(g, e);
   case IR_ITER: return cg_iter(g, e);
+  case IR_IOTA: return cg_iota(g, e);
   default:
     if (e->mode == MODE_TOP) error_at(e->pos, "internal error: a parallel application in sequential code");
     return cg_local_skeleton(g, e);

@@ -406,6 +406,12 @@ static Shape *dummyvec_shape(Analysis *a, Shape *spec, Site *site) {
   return shape_vec(&a->sh, n, shape_erase(&a->sh, spec->b));
 }
 
+static Shape *iota_shape(Analysis *a, Shape *n, Site *site) {
+  Sz len = require_size(a, n, site->pos, "the length given to 'iota'");
+  if (!len.sym && len.k < 0) cost_fault(a, site->pos, "iota of negative length %lld", (long long)len.k);
+  return shape_vec(&a->sh, len, shape_unit(&a->sh));
+}
+
 static Shape *sequential(Analysis *a, Shape *f, Shape *x, Num *c, Site *site) {
   const CostConstants *k = &a->k;
   switch (site->b) {
@@ -426,6 +432,8 @@ static Shape *sequential(Analysis *a, Shape *f, Shape *x, Num *c, Site *site) {
   case B_FST: *c = num_of(k->fst); return x->a;
   case B_SND: *c = num_of(k->snd); return x->b;
   case B_DUMMYVEC: *c = num_of(0); return dummyvec_shape(a, x, site);
+  case B_FLOAT: *c = num_of(k->binop); return shape_unit(&a->sh);
+  case B_IOTA: *c = num_of(0); return iota_shape(a, x, site);
   default: error_at(site->pos, "internal error: '%s' is not sequential", builtin_name(site->b));
   }
 }

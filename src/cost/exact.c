@@ -592,6 +592,13 @@ static Shape *ev(Ex *x, Ir *e) {
     return shape_vec(&x->sh, sz_of(n > 0 ? n : 0), elem);
   }
   case IR_ITER: return iter(x, e);
+  case IR_IOTA: {
+    int64_t n = ev(x, e->a)->n.k;
+    n = n > 0 ? n : 0;  // negative: a branch that faults if taken
+    x->now->elems = add(x->now->elems, n);
+    x->now->stores = add(x->now->stores, n);
+    return shape_vec(&x->sh, sz_of(n), shape_unit(&x->sh));
+  }
   default:
     if (e->mode == MODE_TOP) error_at(e->pos, "internal error: a parallel application in sequential code");
     return local_skeleton(x, e);

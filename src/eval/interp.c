@@ -108,6 +108,7 @@ static Value binary_op(Op op, Value x, Value y, Pos pos) {
 
 static Value unary_op(Op op, Value x) {
   if (op == OP_NOT) return value_bool(!x.b);
+  if (op == OP_FLOAT) return value_float((double)x.i);
   if (x.kind == V_FLOAT) return value_float(-x.f);
   return value_int(wrap(0 - (uint64_t)x.i));
 }
@@ -218,6 +219,13 @@ static Value dummyvec_values(Interp *in, Value spec, Pos site) {
   return r;
 }
 
+static Value iota_values(Interp *in, int64_t n, Pos site) {
+  if (n < 0) error_at(site, "iota of negative length %lld", (long long)n);
+  Value r = value_vec(in->arena, n);
+  for (int64_t i = 0; i < n; i++) r.vec->elems[i] = value_int(i);
+  return r;
+}
+
 static Value iter_values(Interp *in, Value f, Value x, int64_t k, Pos site) {
   if (k < 0) error_at(site, "iter with a negative count (%lld)", (long long)k);
   for (int64_t i = 0; i < k; i++) x = apply(in, f, x, f.fun->pos);
@@ -259,6 +267,8 @@ static Value run_builtin(Interp *in, Builtin b, const Value *a, Value x, Pos sit
   case B_FST: return x.pair->a;
   case B_SND: return x.pair->b;
   case B_DUMMYVEC: return dummyvec_values(in, x, site);
+  case B_FLOAT: return unary_op(OP_FLOAT, x);
+  case B_IOTA: return iota_values(in, x.i, site);
   case B_COUNT_: break;
   }
   return x;

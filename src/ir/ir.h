@@ -45,6 +45,7 @@ typedef enum {
   IR_PAIR_MAP,   // pair_map (\x y -> body) (a, b)
   IR_C_PROD,     // c_prod (\x y -> body) a b: one row per element of b
   IR_ITER,       // iter (\x -> body) a b: body applied b times to a
+  IR_IOTA,       // iota a: [0, 1, ..., a - 1]
 } IrKind;
 
 typedef struct IrVar {

@@ -316,6 +316,12 @@ static Cv *builtin(Lowerer *L, Builtin bi, Cv **args, Pos site) {
   case B_DUMMYVEC:
     split_pair(L, x, &a, &b);
     return code(L, binary(L, IR_DUMMYVEC, ty_vec(L, b->ty), a, b, site));
+  case B_FLOAT: {
+    Ir *e = unary(L, IR_UNOP, lower_type(L->ir, T_FLOAT, NULL, NULL), x, site);
+    e->op = OP_FLOAT;
+    return code(L, e);
+  }
+  case B_IOTA: return code(L, unary(L, IR_IOTA, ty_vec(L, lower_type(L->ir, T_INT, NULL, NULL)), x, site));
   default: error_at(site, "internal error: builtin %s", builtin_name(bi));
   }
 }
@@ -647,7 +653,7 @@ static void print_type(FILE *out, Type *t) {
 static const char *const kind_names[] = {
     "int", "float", "bool", "param", "input", "var", "let", "if", "ifs", "binop", "unop",
     "pair", "fst", "snd", "vec", "length", "entry", "hd", "tl", "inits", "tails", "redconcat",
-    "dummyvec", "map", "fold", "prefix", "pair_map", "c_prod", "iter"};
+    "dummyvec", "map", "fold", "prefix", "pair_map", "c_prod", "iter", "iota"};
 
 static void print_ir(FILE *out, IrProgram *ir, Ir *e, int indent) {
   fprintf(out, "%*s(%s", indent, "", kind_names[e->kind]);

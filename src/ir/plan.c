@@ -158,7 +158,7 @@ static Path carried_path(Planner *P, IrVar *acc, Ir *e) {
     P->stamp[e->var->id] = P->scan;
     return carried_path(P, acc, e->body);
   case IR_BINOP: return extend(operands_path(P, acc, e), op_class(e));
-  case IR_UNOP: return extend(operands_path(P, acc, e), LAT_FAST);
+  case IR_UNOP: return extend(operands_path(P, acc, e), e->op == OP_FLOAT ? LAT_FLOAT : LAT_FAST);
   case IR_IF: return extend(operands_path(P, acc, e), LAT_SELECT);
   case IR_IFS: return longer(carried_path(P, acc, e->b), carried_path(P, acc, e->c));  // the condition is a size
   case IR_PAIR: case IR_FST: case IR_SND: case IR_HD: case IR_ENTRY: return operands_path(P, acc, e);

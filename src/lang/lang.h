@@ -44,7 +44,7 @@ typedef enum {
   OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
   OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
   OP_AND, OP_OR, OP_MAX, OP_MIN,
-  OP_NEG, OP_NOT,
+  OP_NEG, OP_NOT, OP_FLOAT,  // unary: negation, not, an int as a float (the builtin float)
 } Op;
 
 const char *op_name(Op op);  // "+", "max", ...
@@ -54,7 +54,7 @@ bool op_is_unary(Op op);
 typedef enum {
   B_MAP, B_FOLD, B_PAIR_MAP, B_C_PROD, B_PREFIX, B_ITER,
   B_INITS, B_TAILS, B_REDCONCAT, B_LENGTH, B_ENTRY, B_HD, B_TL,
-  B_PAIR, B_FST, B_SND, B_DUMMYVEC,
+  B_PAIR, B_FST, B_SND, B_DUMMYVEC, B_FLOAT, B_IOTA,
   B_COUNT_
 } Builtin;
 
@@ -110,6 +110,9 @@ struct Node {
   int nelems;         // N_VEC
   int id;             // unique per program, for tables indexed by node
   int depth;          // height of the subtree (bounded, so later passes can recurse)
+  bool pattern;       // N_LAM, N_LET: binds a pair pattern, whose text is name; the
+                      // lets that take it apart (destructures) come first in its body
+  bool destructures;  // N_LET: made from a pattern, binding one of its names
 };
 
 // The declared type of an input, with sizes (e.g. [m][n]int).

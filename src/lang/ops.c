@@ -7,12 +7,12 @@ const char *op_name(Op op) {
       [OP_MOD] = "%",  [OP_EQ] = "==",  [OP_NE] = "!=",  [OP_LT] = "<",
       [OP_LE] = "<=",  [OP_GT] = ">",   [OP_GE] = ">=",  [OP_AND] = "&&",
       [OP_OR] = "||",  [OP_MAX] = "max", [OP_MIN] = "min", [OP_NEG] = "-",
-      [OP_NOT] = "not",
+      [OP_NOT] = "not", [OP_FLOAT] = "float",
   };
   return names[op];
 }
 
-bool op_is_unary(Op op) { return op == OP_NEG || op == OP_NOT; }
+bool op_is_unary(Op op) { return op == OP_NEG || op == OP_NOT || op == OP_FLOAT; }
 
 const char *builtin_name(Builtin b) {
   static const char *const names[] = {
@@ -21,7 +21,8 @@ const char *builtin_name(Builtin b) {
       [B_INITS] = "inits",   [B_TAILS] = "tails",     [B_REDCONCAT] = "redconcat",
       [B_LENGTH] = "length", [B_ENTRY] = "entry",     [B_HD] = "hd",
       [B_TL] = "tl",         [B_PAIR] = "pair",       [B_FST] = "fst",
-      [B_SND] = "snd",       [B_DUMMYVEC] = "dummyvec",
+      [B_SND] = "snd",       [B_DUMMYVEC] = "dummyvec", [B_FLOAT] = "float",
+      [B_IOTA] = "iota",
   };
   return names[b];
 }

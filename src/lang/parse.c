@@ -1,9 +1,10 @@
 // parse.c: recursive-descent parser for VEC-BSP, followed by name resolution.
 //
 //   program ::= decl*  where decl is  param NAME+ | input NAME : itype
-//                                   | def NAME NAME* = e | main = e
-//   e       ::= \x.. -> e | let NAME NAME* = e in e | if e then e else e
-//             | ifs e then e else e | or
+//                                   | def NAME pat* = e | main = e
+//   e       ::= \pat.. -> e | let NAME pat* = e in e | let pat = e in e
+//             | if e then e else e | ifs e then e else e | or
+//   pat ::= NAME | ( pat , pat , ... )
 //   or  ::= and (|| and)*        and ::= cmp (&& cmp)*
 //   cmp ::= add (relop add)?     add ::= mul ((+|-) mul)*
 //   mul ::= unary ((*|/|%) unary)*
@@ -85,45 +86,126 @@ static Node *new_binary(Parser *ps, NodeKind kind, Pos pos, Node *lhs, Node *rhs
   return n;
 }
 
+//
+// Parameters: names, or pair patterns of names, (a, (b, c)) or (a, b, c),
+// which bind the components of a pair argument. A pattern binds the whole
+// under its own text as a name (no identifier is so spelled), then each of
+// its names by a let of fst and snd of the whole (docs/language.md,
+// "Patterns"): every later pass sees lambdas and lets only.
+//
+
+// A name or a pattern: N_VAR, or N_PAIR of those.
+static Node *pattern(Parser *ps) {
+  Node *n;
+  enter(ps);
+  if (at(ps, "(")) {
+    Pos pos = expect(ps, "(")->pos;
+    PtrVec items = {0};
+    ptrvec_push(ps->arena, &items, pattern(ps));
+    if (!at(ps, ",")) unexpected(ps, "',' in a pair pattern");
+    while (accept(ps, ",")) ptrvec_push(ps->arena, &items, pattern(ps));
+    expect(ps, ")");
+    n = items.data[items.len - 1];
+    for (int i = items.len - 2; i >= 0; i--) n = new_binary(ps, N_PAIR, i == 0 ? pos : ((Node *)items.data[i])->pos, items.data[i], n);
+  } else {
+    Pos pos = ps->tok->pos;
+    n = new_node(ps, N_VAR, pos);
+    n->name = expect_ident(ps, "a parameter name or a pair pattern");
+  }
+  ps->nesting--;
+  return n;
+}
+
+static char *pattern_text(Arena *a, Node *p) {
+  if (p->kind == N_VAR) return (char *)p->name;
+  return arena_printf(a, "(%s, %s)", pattern_text(a, p->lhs), pattern_text(a, p->rhs));
+}
+
+// The builtin b (fst or snd) applied to x: resolved here, so that no name
+// the program defines can stand for it.
+static Node *builtin_app(Parser *ps, Builtin b, Node *x, Pos pos) {
+  Node *f = new_node(ps, N_VAR, pos);
+  f->name = builtin_name(b);
+  f->ref = REF_BUILTIN;
+  f->builtin = b;
+  return new_binary(ps, N_APP, pos, f, x);
+}
+
+// let NAME = (the part of whole that the pattern p stands for) in ... for
+// every name of p, around body; part is whole's part as an expression.
+static Node *destructure(Parser *ps, Node *p, const char *whole, Node *part, Node *body, PtrVec *bound) {
+  if (p->kind == N_PAIR) {
+    Node *snd = builtin_app(ps, B_SND, part, p->pos);
+    body = destructure(ps, p->rhs, whole, snd, body, bound);
+    return destructure(ps, p->lhs, whole, builtin_app(ps, B_FST, part, p->pos), body, bound);
+  }
+  for (int i = 0; i < bound->len; i++)
+    if (strcmp(bound->data[i], p->name) == 0) error_at(p->pos, "'%s' is bound twice in this pattern", p->name);
+  ptrvec_push(ps->arena, bound, (void *)p->name);
+  Node *let = new_node(ps, N_LET, p->pos);
+  let->name = p->name;
+  let->init = part;
+  let->body = body;
+  let->destructures = true;
+  above(let, part);
+  above(let, body);
+  return let;
+}
+
+// The binder b (an N_LAM or N_LET, body not yet set) of the parameter p,
+// and the body in which its names are bound.
+static Node *bind_param(Parser *ps, Node *b, Node *p, Node *body) {
+  if (p->kind == N_VAR) {
+    b->name = p->name;
+    return body;
+  }
+  b->name = pattern_text(ps->arena, p);
+  b->pattern = true;
+  Node *whole = new_node(ps, N_VAR, p->pos);
+  whole->name = b->name;
+  PtrVec bound = {0};
+  return destructure(ps, p, b->name, whole, body, &bound);
+}
+
 // \x y z -> body, built as nested one-parameter lambdas.
-static Node *lambda_chain(Parser *ps, Pos pos, const char **names, int n, Node *body) {
+static Node *lambda_chain(Parser *ps, Pos pos, Node **params, int n, Node *body) {
   for (int i = n - 1; i >= 0; i--) {
     Node *lam = new_node(ps, N_LAM, pos);
-    lam->name = names[i];
-    lam->body = body;
-    above(lam, body);
+    lam->body = bind_param(ps, lam, params[i], body);
+    above(lam, lam->body);
     body = lam;
   }
   return body;
 }
 
-// Parameter names up to (not including) the token s; returns their count.
-static int param_names(Parser *ps, const char *stop, const char ***out) {
+// Parameters up to (not including) the token s; returns their count.
+static int param_list(Parser *ps, const char *stop, Node ***out) {
   PtrVec v = {0};
-  while (!at(ps, stop)) ptrvec_push(ps->arena, &v, (void *)expect_ident(ps, "a parameter name"));
-  *out = (const char **)v.data;
+  while (!at(ps, stop)) ptrvec_push(ps->arena, &v, pattern(ps));
+  *out = (Node **)v.data;
   return v.len;
 }
 
 static Node *lambda(Parser *ps) {
   Pos pos = expect(ps, "\\")->pos;
-  const char **names;
-  if (ps->tok->kind != TK_IDENT) unexpected(ps, "a parameter name");
-  int n = param_names(ps, "->", &names);
+  Node **params;
+  if (ps->tok->kind != TK_IDENT && !at(ps, "(")) unexpected(ps, "a parameter name or a pair pattern");
+  int n = param_list(ps, "->", &params);
   expect(ps, "->");
-  return lambda_chain(ps, pos, names, n, expr(ps));
+  return lambda_chain(ps, pos, params, n, expr(ps));
 }
 
+// let x = e in b, let f x y = e in b, let (a, b) = e in b.
 static Node *let(Parser *ps) {
   Pos pos = expect(ps, "let")->pos;
   Node *n = new_node(ps, N_LET, pos);
-  n->name = expect_ident(ps, "a name after 'let'");
-  const char **names;
-  int nparams = param_names(ps, "=", &names);
+  Node *bound = pattern(ps);
+  Node **params = NULL;
+  int nparams = bound->kind == N_VAR ? param_list(ps, "=", &params) : 0;
   Pos eq = expect(ps, "=")->pos;
-  n->init = lambda_chain(ps, eq, names, nparams, expr(ps));
+  n->init = lambda_chain(ps, eq, params, nparams, expr(ps));
   expect(ps, "in");
-  n->body = expr(ps);
+  n->body = bind_param(ps, n, bound, expr(ps));
   above(n, n->init);
   above(n, n->body);
   return n;
@@ -391,10 +473,10 @@ static void declarations(Parser *ps, PtrVec *params, PtrVec *inputs, PtrVec *def
     } else if (accept(ps, "def")) {
       Pos pos = ps->tok->pos;
       Decl *d = new_decl(ps, D_DEF, expect_ident(ps, "a definition name"), pos);
-      const char **names;
-      int n = param_names(ps, "=", &names);
+      Node **params;
+      int n = param_list(ps, "=", &params);
       Pos eq = expect(ps, "=")->pos;
-      d->body = lambda_chain(ps, eq, names, n, expr(ps));
+      d->body = lambda_chain(ps, eq, params, n, expr(ps));
       d->index = defs->len;
       ptrvec_push(ps->arena, defs, d);
     } else if (at(ps, "main")) {
@@ -437,7 +519,7 @@ static const struct {
     {"tails", B_TAILS},     {"redconcat", B_REDCONCAT}, {"length", B_LENGTH},
     {"entry", B_ENTRY},     {"hd", B_HD},         {"tl", B_TL},
     {"pair", B_PAIR},       {"fst", B_FST},       {"snd", B_SND},
-    {"dummyvec", B_DUMMYVEC},
+    {"dummyvec", B_DUMMYVEC}, {"float", B_FLOAT},   {"iota", B_IOTA},
 };
 
 static Decl *find_global(Program *prog, const char *name) {
@@ -487,6 +569,7 @@ static void resolve(Resolver *r, Node *n, Scope *sc) {
   case N_INT: case N_FLOAT: case N_BOOL: case N_OPFN:
     return;
   case N_VAR:
+    if (n->ref == REF_BUILTIN) return;  // fst and snd of a pattern, resolved when made
     for (Scope *s = sc; s; s = s->outer)
       if (strcmp(s->name, n->name) == 0) {
         n->ref = REF_LOCAL;

@@ -40,6 +40,12 @@ static Level level(Node *n) {
   }
 }
 
+// The body of a binder past the lets that take its pattern apart.
+static Node *past_pattern(Node *n) {
+  while (n->kind == N_LET && n->destructures) n = n->body;
+  return n;
+}
+
 // n itself, at its own level.
 static char *bare(Printer *pr, Node *n) {
   Arena *a = pr->arena;
@@ -51,15 +57,17 @@ static char *bare(Printer *pr, Node *n) {
   case N_OPFN:
     return n->op == OP_MAX || n->op == OP_MIN ? arena_printf(a, "%s", op_name(n->op))
                                               : arena_printf(a, "(%s)", op_name(n->op));
-  case N_LAM: {
+  case N_LAM: {  // a pattern's text is its binder's name
     char *params = arena_printf(a, "%s", n->name);
-    Node *body = n->body;
-    for (; body->kind == N_LAM && !(pr->hook && pr->hook(pr->ctx, body)); body = body->body)
+    Node *body = past_pattern(n->body);
+    for (; body->kind == N_LAM && !(pr->hook && pr->hook(pr->ctx, body)); body = past_pattern(body->body))
       params = arena_printf(a, "%s %s", params, body->name);
     return arena_printf(a, "\\%s -> %s", params, expr(pr, body, LOOSE));
   }
   case N_APP: return arena_printf(a, "%s %s", expr(pr, n->lhs, APPLICATION), expr(pr, n->rhs, ATOM));
-  case N_LET: return arena_printf(a, "let %s = %s in %s", n->name, expr(pr, n->init, LOOSE), expr(pr, n->body, LOOSE));
+  case N_LET:
+    if (n->destructures) return bare(pr, past_pattern(n));
+    return arena_printf(a, "let %s = %s in %s", n->name, expr(pr, n->init, LOOSE), expr(pr, past_pattern(n->body), LOOSE));
   case N_IF: case N_IFS:
     return arena_printf(a, "%s %s then %s else %s", n->kind == N_IF ? "if" : "ifs", expr(pr, n->cond, LOOSE),
                         expr(pr, n->then_, LOOSE), expr(pr, n->else_, LOOSE));

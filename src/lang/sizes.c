@@ -157,6 +157,10 @@ static BtVal *run_builtin(Checker *c, BtVal *f) {
   case B_DUMMYVEC:
     require_size(part(a[0], 0), pos[0], "the length given to 'dummyvec'");
     return new_val(c, BT_VEC, taint(c, part(a[0], 1)), NULL);
+  case B_FLOAT: return DATA;
+  case B_IOTA:  // its elements are data: [0, ..., n-1] would be n shapes
+    require_size(a[0], pos[0], "the length given to 'iota'");
+    return new_val(c, BT_VEC, DATA, NULL);
   case B_COUNT_: break;
   }
   return DATA;

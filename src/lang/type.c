@@ -66,7 +66,13 @@ typedef struct VarNames {
   int count;
 } VarNames;
 
+// A variable restricted to numbers (an integer literal's, an operand of +)
+// is printed as int, which it is unless something makes it a float.
 static void print_var(FILE *out, Type *t, VarNames *names) {
+  if ((t->cls & TC_SCALAR) == TC_NUM) {
+    fputs("int", out);
+    return;
+  }
   int k = 0;
   while (k < names->count && names->vars[k] != t) k++;
   if (k == names->count && k < 64) names->vars[names->count++] = t;
@@ -198,10 +204,35 @@ static UnifyResult unify(Type *x, Type *y) {
 // The message shows both types as they were before unify bound any of
 // their variables, so they are printed first; into a scratch arena, as
 // most unifications succeed and a type can be large.
+// The scalar kinds a class allows, in words ("int or float"), or NULL for any.
+static const char *class_words(unsigned cls) {
+  switch (cls & TC_SCALAR) {
+  case TC_NUM: return "int or float";
+  case TC_INT: return "int";
+  case TC_FLOAT: return "float";
+  case TC_BOOL: return "bool";
+  case TC_INT | TC_BOOL: return "int or bool";
+  case TC_FLOAT | TC_BOOL: return "float or bool";
+  default: return NULL;
+  }
+}
+
+// The types as a message shows them: a type variable that must be a
+// scalar of some kinds is named by them, not by its letter, when it is the
+// whole type.
+static void message_types(Arena *a, Type **types, char **strings, int n) {
+  types_to_strings(a, types, strings, n);
+  for (int i = 0; i < n; i++) {
+    Type *t = type_resolve(types[i]);
+    const char *words = t->kind == T_VAR ? class_words(t->cls) : NULL;
+    if (words) strings[i] = arena_strndup(a, words, strlen(words));
+  }
+}
+
 static void unify_at(Infer *in, Pos pos, Type *expected, Type *found, const char *what) {
   Arena *scratch = arena_new();
   char *s[2];
-  types_to_strings(scratch, (Type *[]){expected, found}, s, 2);
+  message_types(scratch, (Type *[]){expected, found}, s, 2);
   UnifyResult r = unify(expected, found);
   char *e = NULL, *f = NULL;
   if (r != U_OK)
@@ -225,7 +256,9 @@ static void require_class(Infer *in, Pos pos, Type *t, unsigned cls, const char 
   const char *kinds = (cls & TC_SCALAR) == TC_NUM ? "int or float"
                     : (cls & TC_SCALAR) == TC_SCALAR ? "int, float or bool"
                     : (cls & TC_SCALAR) == TC_INT ? "int" : "data";
-  error_at(pos, "%s must be %s, found %s", what, kinds, type_to_string(in->arena, t));
+  char *found;
+  message_types(in->arena, &t, &found, 1);
+  error_at(pos, "%s must be %s, found %s", what, kinds, found);
 }
 
 //
@@ -303,6 +336,8 @@ static Type *builtin_type(Infer *in, Builtin b) {
     return fun(in, pair(in, x, y), b == B_FST ? x : y);
   }
   case B_DUMMYVEC: return fun(in, pair(in, &int_type, a), vec(in, a));
+  case B_FLOAT: return fun(in, &int_type, &float_type);
+  case B_IOTA: return fun(in, &int_type, vec(in, &int_type));
   case B_COUNT_: break;
   }
   return NULL;
@@ -336,6 +371,25 @@ static Type *opfn_type(Infer *in, Op op) {
 //
 
 static Type *infer(Infer *in, Node *n);
+
+// An integer literal is an int, or a float where its context needs one
+// (7 / 2.0, [1.5, 2]): a number type of its own, decided by inference
+// (int when nothing decides). It has that one type wherever it is used, so
+// it is never generalised: a def using it at float and at int is an error,
+// as if it were written once per type (docs/language.md, "Types").
+static Type *int_literal(Infer *in) {
+  Type *t = fresh(in, TC_NUM | TC_DATA);
+  t->level = 0;
+  return t;
+}
+
+// After inference: the integer literals that are floats are float literals.
+static void float_literal(Node *n, void *unused) {
+  (void)unused;
+  if (n->kind != N_INT || !n->ty || type_resolve(n->ty)->kind != T_FLOAT) return;
+  n->kind = N_FLOAT;
+  n->fval = (double)n->ival;
+}
 
 static Type *infer_var(Infer *in, Node *n) {
   switch (n->ref) {
@@ -378,9 +432,11 @@ static Type *infer_app(Infer *in, Node *n) {
     unify_at(in, n->rhs->pos, r->a, ta, "in this argument");
     return checked_size(n, r->b);
   }
-  if (r->kind != T_VAR)
-    error_at(n->lhs->pos, "this is applied to an argument but is not a function (it has type %s)",
-             type_to_string(in->arena, tf));
+  if (r->kind != T_VAR || (r->cls & TC_SCALAR)) {
+    char *type;
+    message_types(in->arena, &tf, &type, 1);
+    error_at(n->lhs->pos, "this is applied to an argument but is not a function (it has type %s)", type);
+  }
   Type *res = fresh(in, 0);
   unify_at(in, n->pos, tf, fun(in, ta, res), "in this application");
   return checked_size(n, res);
@@ -402,6 +458,7 @@ static Type *infer_binop(Infer *in, Node *n) {
   char what[64];
   snprintf(what, sizeof what, "the operands of '%s'", name);
   require_class(in, n->lhs->pos, a, op_class(n->op), what);
+  require_class(in, n->rhs->pos, b, op_class(n->op), what);
   unify_at(in, n->rhs->pos, a, b, "between the operands");
   return op_result(n->op, a);
 }
@@ -416,7 +473,7 @@ static Type *infer_vec(Infer *in, Node *n) {
 
 static Type *infer_node(Infer *in, Node *n) {
   switch (n->kind) {
-  case N_INT: return &int_type;
+  case N_INT: return int_literal(in);
   case N_FLOAT: return &float_type;
   case N_BOOL: return &bool_type;
   case N_VAR: return infer_var(in, n);
@@ -535,4 +592,6 @@ void typecheck_program(Program *prog) {
              type_to_string(prog->arena, t));
   prog->main->type = t;
   default_node_types(prog->main->body, false);
+  for (int i = 0; i < prog->ndefs; i++) node_visit(prog->defs[i]->body, float_literal, NULL);
+  node_visit(prog->main->body, float_literal, NULL);
 }

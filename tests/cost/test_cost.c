@@ -210,6 +210,11 @@ static const Hand hands[] = {
     {"main = iter (map (\\v -> v + 1)) x 3", "n=10 m=3", 4, 9, 48, 6, 7.5, 45, 6},
     {"main = fold (+) (map (\\v -> v * v) x)", "n=10 m=3", 4, 8, 11, 2, 7, 10.5, 2},
     {"main = map (\\v -> v + 1) (tl x)", "n=10 m=3", 4, 3, 14, 2, 2.25, 13.5, 2},
+    // float is an operation; iota n a vector made on process 0 (the papers'
+    // template), at no operation; a pattern costs nothing.
+    {"main = map (\\v -> float v / 2.0) x", "n=10 m=3", 4, 6, 16, 2, 5, 15, 2},
+    {"main = fold (+) (map (\\i -> i * 2) (iota n))", "n=10 m=3", 4, 8, 11, 2, 7, 10.5, 2},
+    {"main = fold (\\(a, b) (c, d) -> (a + c, b)) (map (\\v -> (v, v)) x)", "n=10 m=3", 4, 5, 14, 2, 4.5, 13.5, 2},
     // Skeletons inside a skeleton's function, sequential on each row.
     {"main = map (\\r -> prefix (+) r) M", "n=10 m=3", 4, 6, 48, 2, 5, 45, 2},
     {"main = map (\\r -> c_prod (\\a b -> a + b) r r) M", "n=2 m=3", 2, 9, 15, 2, 9, 12, 2},

@@ -39,6 +39,7 @@ examples() {
     case_ "$root/tests/run/exact-partial.vec" "$plan" "$p" false n="$n"
     case_ "$root/tests/run/exact-dataif.vec" "$plan" "$p" true n="$n"
     case_ "$root/tests/run/exact-untaken.vec" "$plan" "$p" true n="$n"
+    case_ "$root/tests/run/exact-builtins.vec" "$plan" "$p" false n="$n"
   done
 }
 for p in 1 2 3 4 5 6 7 8; do
