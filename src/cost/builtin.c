@@ -157,22 +157,22 @@ static Shape *c_prod_elems(Analysis *a, Shape *f, Shape *x, Shape *y, ElemCosts 
 }
 
 //
-// fold and prefix: operators of constant space, as in the papers.
+// fold and prefix. The papers' operators are of constant space: one
+// application's cost c at the shape of the elements, and the formulas.
+// An operator that changes the shape of what it combines (merge's growing
+// lists, x ++ y) or elements of different shapes are followed step by step,
+// each process's integer block in turn (docs/cost-model.md, "Folds and
+// prefixes that change shape").
 //
 
-// The shape of the elements op combines, and the cost of one application.
-static Shape *combined_elem(Analysis *a, Shape *op, Shape *x, Site *site, Num *c) {
-  const char *name = builtin_name(site->b);
+// The shape of the elements op combines and the cost of one application,
+// when op keeps it (constant space); else NULL.
+static Shape *constant_space(Analysis *a, Shape *op, Shape *x, Num *c) {
   Shape *ex = shape_erase(&a->sh, x);
-  if (shape_is_irregular(ex))
-    error_at(site->pos, "'%s' combines elements of one shape (the papers' constant-space restriction), "
-                        "but these have different shapes: %s", name, shape_format(&a->sh, ex));
+  if (shape_is_irregular(ex)) return NULL;
   Shape *e = ex->a;
   Res r = eval_apply2_local(a, op, e, e);
-  if (shape_erase(&a->sh, r.s) != e)
-    error_at(site->pos, "the operator of '%s' must give the shape of its arguments (the papers' "
-                        "constant-space restriction): from two %s it gives %s",
-             name, shape_format(&a->sh, e), shape_format(&a->sh, r.s));
+  if (shape_erase(&a->sh, r.s) != e) return NULL;
   *c = r.cost;
   return e;
 }
@@ -201,13 +201,112 @@ static Shape *prefix_value(Analysis *a, Shape *op, Shape *x) {
 // A top-level skeleton starts, taking x as it is when dist left it distributed.
 static void start(Analysis *a, Shape *f, Shape *x, Site *dist, Site *site) { paper_start(a, f, dist ? NULL : x, site); }
 
+// Steps of a fold whose shapes change followed one by one; beyond this many
+// the analysis stops (each step is an application analysed anew).
+enum { STEPS_MAX = 1 << 22 };
+
+// acc op x[lo] op ... op x[hi - 1] (acc NULL: from x[lo]), each running value
+// into out[i - lo] when out is given; their cost added to *cost.
+static Shape *fold_steps(Analysis *a, Shape *op, Shape *acc, Shape *x, int64_t lo, int64_t hi, Shape **out, Num *cost) {
+  for (int64_t i = lo; i < hi; i++) {
+    if (!acc) {
+      acc = shape_elem(x, i);
+    } else {
+      Res r = eval_apply2_local(a, op, acc, shape_elem(x, i));
+      *cost = num_add(a->pc, *cost, r.cost);
+      acc = r.s;
+    }
+    if (out) out[i - lo] = acc;
+  }
+  return acc;
+}
+
+// acc op y, its cost added to *cost.
+static Shape *combine(Analysis *a, Shape *op, Shape *acc, Shape *y, Num *cost) {
+  Res r = eval_apply2_local(a, op, acc, y);
+  *cost = num_add(a->pc, *cost, r.cost);
+  return r.s;
+}
+
+static Num larger(Num x, Num y) { return y.v > x.v ? y : x; }
+
+// A fold at top level: each process folds its block and sends its partial
+// result to process 0, which folds them in order.
+static Shape *fold_blocks(Analysis *a, Shape *op, Shape *x, Site *site) {
+  Num work = num_of(0), words = num_of(0), joins = num_of(0);
+  Shape *acc = NULL;
+  for (int k = 0; k < a->p; k++) {
+    int64_t lo = range_lo(x->n.k, a->p, k), hi = range_lo(x->n.k, a->p, k + 1);
+    if (lo == hi) continue;
+    Num w = num_of(0);
+    Shape *part = fold_steps(a, op, NULL, x, lo, hi, NULL, &w);
+    work = larger(work, w);
+    if (acc) words = num_add(a->pc, words, part->words);
+    acc = acc ? combine(a, op, acc, part, &joins) : part;
+  }
+  paper_fold_blocks(a, work, words, joins, site);
+  return acc;
+}
+
+// A prefix at top level: each process's local prefix, its offset (the
+// lower blocks' totals combined, in the rounds of the papers' tree), the
+// offset applied to its local prefix.
+static Shape *prefix_blocks(Analysis *a, Shape *op, Shape *x, Site *site) {
+  int64_t n = x->n.k;
+  Shape **out = arena_calloc(a->arena, (size_t)n + 1, sizeof *out), *offset = NULL;
+  Num work = num_of(0), words = num_of(0), join = num_of(0), finish = num_of(0);
+  for (int k = 0; k < a->p; k++) {
+    int64_t lo = range_lo(n, a->p, k), hi = range_lo(n, a->p, k + 1);
+    if (lo == hi) continue;
+    Num w = num_of(0), f = num_of(0), j = num_of(0);
+    Shape *total = fold_steps(a, op, NULL, x, lo, hi, out + lo, &w);
+    work = larger(work, w);
+    words = larger(words, total->words);
+    if (!offset) {
+      offset = total;
+      continue;
+    }
+    for (int64_t i = lo; i < hi; i++) out[i] = combine(a, op, offset, out[i], &f);
+    finish = larger(finish, f);
+    offset = combine(a, op, offset, total, &j);
+    join = larger(join, j);
+  }
+  paper_prefix_blocks(a, work, words, join, finish, site);
+  return shape_vector(&a->sh, out, n);
+}
+
+// fold or prefix whose shapes change: step by step.
+static Res reduce_steps(Analysis *a, Shape *f, Shape *x, Site *dist, EvalMode m, Site *site) {
+  Builtin b = site->b;
+  Shape *op = f->elems[0];
+  if (a->pc)
+    error_at(site->pos, "--symbolic: the operator of '%s' changes the shape of what it combines, or its "
+                        "elements differ in shape: its steps have no closed form (give the parameters with -D)",
+             builtin_name(b));
+  if (x->n.k > STEPS_MAX)
+    error_at(site->pos, "the operator of '%s' changes the shape of what it combines, or its elements differ in "
+                        "shape: the analysis follows it step by step, at most %d steps, and this has %lld",
+             builtin_name(b), STEPS_MAX, (long long)x->n.k);
+  if (x->n.k > FOLLOW_MAX) x = shape_erase(&a->sh, x);
+  if (m == EVAL_LOCAL) {
+    Num c = num_of(0);
+    Shape **out = b == B_PREFIX ? arena_calloc(a->arena, (size_t)x->n.k + 1, sizeof *out) : NULL;
+    Shape *acc = fold_steps(a, op, NULL, x, 0, x->n.k, out, &c);
+    return result(out ? shape_vector(&a->sh, out, x->n.k) : acc, c, NULL);
+  }
+  start(a, f, x, dist, site);
+  if (b == B_FOLD) return result(fold_blocks(a, op, x, site), num_of(0), NULL);
+  return result(prefix_blocks(a, op, x, site), num_of(0), site);
+}
+
 static Res reduce(Analysis *a, Shape *f, Shape *x, Site *dist, EvalMode m, Site *site) {
   Builtin b = site->b;
   Shape *op = f->elems[0], *e = shape_unit(&a->sh), *s = x;
   Num c = num_of(0);
   if (sz_is(x->n, 0) && b == B_FOLD) cost_fault(a, site->pos, "fold of an empty vector");
   if (!sz_is(x->n, 0)) {
-    e = combined_elem(a, op, x, site, &c);
+    e = constant_space(a, op, x, &c);
+    if (!e) return reduce_steps(a, f, x, dist, m, site);
     s = b == B_FOLD ? fold_value(a, op, x, e) : prefix_value(a, op, x);
   }
   if (m == EVAL_LOCAL) {

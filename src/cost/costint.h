@@ -79,6 +79,13 @@ void paper_gather(Analysis *a, Shape *v, Site *site);
 void paper_fold(Analysis *a, Shape *x, Num c, Shape *e, Site *site);
 // prefix of a distributed x, result left distributed.
 void paper_prefix(Analysis *a, Shape *x, Num c, Shape *e, Site *site);
+// fold whose operator changes the shape, by blocks: the busiest process's
+// local steps (work), the partial results' words to process 0, its steps.
+void paper_fold_blocks(Analysis *a, Num work, Num words, Num joins, Site *site);
+// prefix likewise: the local prefixes' work, the largest block total's
+// words, the dearest combination of two (each tree round), the dearest
+// offset applied to a block.
+void paper_prefix_blocks(Analysis *a, Num work, Num words, Num join, Num finish, Site *site);
 // inits/tails of a distributed x, result left distributed.
 void paper_segments(Analysis *a, Shape *x, Site *site);
 // The last superstep, at the end of main.

@@ -94,6 +94,26 @@ void paper_prefix(Analysis *a, Shape *x, Num c, Shape *e, Site *site) {
   paper_work(a, mul(a, c, np));
 }
 
+// A fold whose operator changes the shape of what it combines (merge) or
+// over elements of different shapes: as ap_cost_fold, with the steps
+// followed block by block (builtin.c) instead of c * (len/p - 1) and
+// t_size * (p-1).
+void paper_fold_blocks(Analysis *a, Num work, Num words, Num joins, Site *site) {
+  paper_work(a, work);
+  close_step(a, words, site, "gather partial results");
+  paper_work(a, joins);
+}
+
+// A prefix likewise: as shape_prefix, with the block totals' words for
+// size(e), the dearest combination for c in the rounds, and the offsets
+// applied for c * len/p.
+void paper_prefix_blocks(Analysis *a, Num work, Num words, Num join, Num finish, Site *site) {
+  paper_work(a, work);
+  close_step(a, words, site, "tree round");
+  steps_close_times(a, join, words, a->LOG2P, site, label(a, site, "tree round or shift"));
+  paper_work(a, finish);
+}
+
 // shape_inits / shape_tails: local segments, then p-1 shifts of a block
 // to the right neighbour, each prepended to every local segment.
 void paper_segments(Analysis *a, Shape *x, Site *site) {
