@@ -157,7 +157,7 @@ const char *define_temp(Cg *g, Type *t, const char *init) { return define(g, t, 
 static int64_t static_ops(Ir *e) {
   if (!e) return 0;
   switch (e->kind) {
-  case IR_IF: case IR_IFS: case IR_ITER: return -1;
+  case IR_IF: case IR_IFS: case IR_ITER: case IR_MERGE: return -1;  // merge: by the lengths
   case IR_BINOP: if (e->lazy) return -1; break;
   default: if (ir_is_skeleton(e->kind)) return -1; break;
   }
@@ -288,8 +288,8 @@ const char *gen_len(Cg *g, Gen *s) {
 }
 
 void check_lengths(Cg *g, Ir *e, const char *a, const char *b) {
-  emit(g, "if (%s != %s) rt_error(%s, \"pair_map on vectors of different lengths (%%\" PRId64 \" and %%\" PRId64 \")\", %s, %s);",
-       a, b, site(g, e->pos), a, b);
+  emit(g, "if (%s != %s) rt_error(%s, \"%s on vectors of different lengths (%%\" PRId64 \" and %%\" PRId64 \")\", %s, %s);",
+       a, b, site(g, e->pos), e->written, a, b);
 }
 
 static Gen *gen_skeleton(Cg *g, Ir *e);
@@ -658,6 +658,54 @@ static const char *cg_iota(Cg *g, Ir *e) {
   return r;
 }
 
+static const char *cg_split(Cg *g, Ir *e) {
+  const char *k = cg_expr(g, e->a), *v = cg_expr(g, e->b), *m = temp(g), *j = temp(g);
+  emit(g, "if (%s < 1) rt_error(%s, \"split into sublists of %%\" PRId64 \" elements (at least 1)\", %s);", k, site(g, e->pos), k);
+  emit(g, "int64_t %s = %s.len / %s + (%s.len %% %s != 0);", m, v, k, v, k);
+  const char *r = new_vec(g, e->ty, m);
+  emit(g, "for (int64_t %s = 0; %s < %s; %s++) %s.at[%s] = (%s){%s + 1 < %s || %s.len %% %s == 0 ? %s : %s.len %% %s, %s.at + %s * %s};",
+       j, j, m, j, r, j, ctype(g, e->ty->a), j, m, v, k, k, v, k, v, j, k);
+  return r;
+}
+
+// merge: a comparison at every step, of the elements at the two indices
+// (the last of a vector once it is used up), so that the count is exact:
+// a.len + b.len when neither is empty (docs/language.md).
+static const char *cg_merge(Cg *g, Ir *e) {
+  const char *a = cg_expr(g, e->a), *b = cg_expr(g, e->b), *i = temp(g), *j = temp(g);
+  const char *r = new_vec(g, e->ty, fmt(g, "%s.len + %s.len", a, b));
+  open_block(g, "if (%s.len == 0 || %s.len == 0)", a, b);
+  emit(g, "memcpy(%s.at, (%s.len ? %s : %s).at, (size_t)%s.len * sizeof *%s.at);", r, a, a, b, r, r);
+  else_block(g);
+  if (g->counting) emit(g, "VB_OPS(%s.len);", r);
+  emit(g, "int64_t %s = 0, %s = 0;", i, j);
+  open_block(g, "for (int64_t k = 0; k < %s.len; k++)", r);
+  const char *t = ctype(g, e->ty->a);
+  emit(g, "%s x = %s.at[%s < %s.len ? %s : %s.len - 1], y = %s.at[%s < %s.len ? %s : %s.len - 1];", t, a, i, a, i, a, b,
+       j, b, j, b);
+  emit(g, "bool first = %s < %s.len && (%s >= %s.len || x <= y);", i, a, j, b);
+  emit(g, "%s.at[k] = first ? x : y;", r);
+  emit(g, "%s += first, %s += !first;", i, j);
+  close_block(g);
+  close_block(g);
+  return r;
+}
+
+static const char *cg_neighbours(Cg *g, Ir *e) {
+  const char *l = cg_expr(g, e->a), *rv = cg_expr(g, e->b), *v = cg_expr(g, e->c), *k = temp(g);
+  const char *r = new_vec(g, e->ty, fmt(g, "%s.len", v));
+  emit(g, "for (int64_t %s = 0; %s < %s.len; %s++) %s.at[%s] = (%s){%s > 0 ? %s.at[%s - 1] : %s, {%s.at[%s], %s + 1 < %s.len ? %s.at[%s + 1] : %s}};",
+       k, k, v, k, r, k, ctype(g, e->ty->a), k, v, k, l, v, k, k, v, v, k, rv);
+  return r;
+}
+
+static const char *cg_reverse(Cg *g, Ir *e) {
+  const char *v = cg_expr(g, e->a), *k = temp(g);
+  const char *r = new_vec(g, e->ty, fmt(g, "%s.len", v));
+  emit(g, "for (int64_t %s = 0; %s < %s.len; %s++) %s.at[%s] = %s.at[%s.len - 1 - %s];", k, k, v, k, r, k, v, v, k);
+  return r;
+}
+
 static const char *cg_iter(Cg *g, Ir *e) {
   const char *x = cg_expr(g, e->a), *n = cg_expr(g, e->b), *k = temp(g);
   emit(g, "/* iter at %s */", where(g, e->pos));
@@ -705,6 +753,10 @@ const char *cg_expr(Cg *g, Ir *e) {
   case IR_DUMMYVEC: return cg_dummyvec(g, e);
   case IR_ITER: return cg_iter(g, e);
   case IR_IOTA: return cg_iota(g, e);
+  case IR_SPLIT: return cg_split(g, e);
+  case IR_MERGE: return cg_merge(g, e);
+  case IR_NEIGHBOURS: return cg_neighbours(g, e);
+  case IR_REVERSE: return cg_reverse(g, e);
   default:
     if (e->mode == MODE_TOP) error_at(e->pos, "internal error: a parallel application in sequential code");
     return cg_local_skeleton(g, e);

@@ -115,8 +115,9 @@ static Num elem_total(Analysis *a, const ElemCosts *ec) {
   return num_of(sum);
 }
 
-// The function f applied to x (map), or to x and y (pair_map).
+// The function f applied to x (map), or to x and y (pair_map; f NULL: zip's pair).
 static Res apply_f(Analysis *a, void *f, Shape *x, Shape *y) {
+  if (!f) return result(shape_pair(&a->sh, x, y), num_of(a->k.pair), NULL);
   return y ? eval_apply2_local(a, f, x, y) : eval_apply_local(a, f, x);
 }
 
@@ -125,10 +126,11 @@ static Shape *map_elems(Analysis *a, Shape *f, Shape *x, Shape *y, ElemCosts *ec
   return apply_each(a, apply_f, f, x, y, ec);
 }
 
+// pair_map f (a, b), zip a b (f NULL) or map2 f a b, as site names it.
 static Shape *pair_map_elems(Analysis *a, Shape *f, Shape *ab, ElemCosts *ec, Site *site) {
   if (!sz_equal(ab->a->n, ab->b->n))
-    cost_fault(a, site->pos, "pair_map on vectors of different lengths (%s and %s)", sz_format(a->arena, a->pc, ab->a->n),
-             sz_format(a->arena, a->pc, ab->b->n));
+    cost_fault(a, site->pos, "%s on vectors of different lengths (%s and %s)", builtin_name(site->b),
+               sz_format(a->arena, a->pc, ab->a->n), sz_format(a->arena, a->pc, ab->b->n));
   return map_elems(a, f, ab->a, ab->b, ec);
 }
 
@@ -346,9 +348,23 @@ static Num concat_cost(Analysis *a, Sz n) {
 // The skeletons.
 //
 
+// zip a b and map2 f a b are pair_map (\x y -> (x, y)) (a, b) and pair_map
+// f (a, b): the function's data is map2's f, and both vectors are scattered.
+static Res zip_skeleton(Analysis *a, Shape *f, Shape *x, EvalMode m, Site *site) {
+  bool zip = site->b == B_ZIP;
+  Shape *ab = shape_pair(&a->sh, f->elems[zip ? 0 : 1], x);
+  ElemCosts ec;
+  Shape *s = pair_map_elems(a, zip ? NULL : f->elems[0], ab, &ec, site);
+  if (m == EVAL_LOCAL) return result(s, elem_total(a, &ec), NULL);
+  paper_start(a, shape_partial(&a->sh, f->node, f->elems, zip ? 0 : 1), ab, site);
+  paper_local(a, &ec, site);
+  return result(s, num_of(0), site);
+}
+
 static Res skeleton(Analysis *a, Shape *f, Res last, EvalMode m, Site *site) {
   Builtin b = site->b;
   bool top = m == EVAL_TOP;
+  if (b == B_ZIP || b == B_MAP2) return zip_skeleton(a, f, eval_force(a, last), m, site);
   Site *dist = top && plan_takes_distributed(b) ? last.dist : NULL;
   Shape *x = dist ? last.s : eval_force(a, last);
   if (b == B_FOLD || b == B_PREFIX) return reduce(a, f, x, dist, m, site);
@@ -511,6 +527,24 @@ static Shape *iota_shape(Analysis *a, Shape *n, Site *site) {
   return shape_vec(&a->sh, len, shape_unit(&a->sh));
 }
 
+static Shape *split_shape(Analysis *a, Shape *k, Shape *v, Site *site) {
+  Sz len = require_size(a, k, site->pos, "the length of the sublists of 'split'");
+  if (len.sym || v->n.sym)
+    error_at(site->pos, "--symbolic: 'split' makes as many sublists as its argument's length over k, which has "
+                        "no closed form (give the parameters with -D)");
+  if (len.k < 1) cost_fault(a, site->pos, "split into sublists of %lld elements (at least 1)", (long long)len.k);
+  return shape_split(&a->sh, v, len.k);
+}
+
+// merge a b: as many scalars as both hold; one comparison for each when
+// neither is empty (docs/language.md: the compiled merge compares at
+// every step, so that the count is exact).
+static Shape *merge_shape(Analysis *a, Shape *x, Shape *y, Num *c, Site *site) {
+  Sz n = length_op(a, OP_ADD, x->n, y->n, site);
+  *c = sz_is(x->n, 0) || sz_is(y->n, 0) ? num_of(0) : num_mul(a->pc, num_of(a->k.binop), num_sz(n));
+  return shape_vec(&a->sh, n, shape_unit(&a->sh));
+}
+
 static Shape *sequential(Analysis *a, Shape *f, Shape *x, Num *c, Site *site) {
   const CostConstants *k = &a->k;
   switch (site->b) {
@@ -533,6 +567,20 @@ static Shape *sequential(Analysis *a, Shape *f, Shape *x, Num *c, Site *site) {
   case B_DUMMYVEC: *c = num_of(0); return dummyvec_shape(a, x, site);
   case B_FLOAT: *c = num_of(k->binop); return shape_unit(&a->sh);
   case B_IOTA: *c = num_of(0); return iota_shape(a, x, site);
+  case B_SPLIT: {
+    Shape *s = split_shape(a, f->elems[0], x, site);
+    *c = concat_cost(a, s->n);  // cutting into pieces, as redconcat's joining
+    return s;
+  }
+  case B_MERGE: return merge_shape(a, f->elems[0], x, c, site);
+  case B_NEIGHBOURS:
+    if (x->n.sym && !(shape_erase(&a->sh, f->elems[0]) == shape_erase(&a->sh, x->a) &&
+                      shape_erase(&a->sh, f->elems[1]) == shape_erase(&a->sh, x->a)))
+      error_at(site->pos, "--symbolic: the ends given to 'neighbours' differ in shape from its elements, which has "
+                          "no closed form (give the parameters with -D)");
+    *c = num_mul(a->pc, num_of(2 * k->pair), num_sz(x->n));  // two pairs for each element
+    return shape_neighbours(&a->sh, f->elems[0], f->elems[1], x);
+  case B_REVERSE: *c = concat_cost(a, x->n); return shape_reverse(&a->sh, x);
   default: error_at(site->pos, "internal error: '%s' is not sequential", builtin_name(site->b));
   }
 }

@@ -535,6 +535,40 @@ static Shape *entry(Ex *x, Ir *e) {
   return len(v) ? shape_erase(&x->sh, shape_elem(v, 0)) : shape_unit(&x->sh);
 }
 
+// The merge loop's carried dependency: each step's indices wait for the
+// comparison of the elements they chose (a compare and a select, and an add).
+static const int merge_chain[LAT_CLASSES] = {[LAT_FAST] = 1, [LAT_SELECT] = 1};
+
+// split, merge, neighbours, reverse: one loop over the result, reading and
+// writing its elements (split writes a descriptor per sublist: views).
+static Shape *rearranged(Ex *x, Ir *e) {
+  Shape *a = ev(x, e->a), *b = e->b ? ev(x, e->b) : NULL, *v, *r;
+  int64_t n;
+  switch (e->kind) {
+  case IR_SPLIT:  // k < 1: a branch that faults if taken
+    r = a->n.k < 1 ? shape_vec(&x->sh, sz_of(0), shape_unit(&x->sh)) : shape_split(&x->sh, b, a->n.k);
+    x->now->elems = add(x->now->elems, len(r));
+    x->now->stores = add(x->now->stores, 2 * len(r));
+    return r;
+  case IR_MERGE:
+    n = len(a) + len(b);
+    if (len(a) && len(b)) x->now->ops = add(x->now->ops, n);
+    count_carried(x->now, merge_chain, n);
+    r = shape_vec(&x->sh, sz_of(n), shape_unit(&x->sh));
+    break;
+  case IR_NEIGHBOURS:
+    v = ev(x, e->c);
+    r = shape_neighbours(&x->sh, a, b, v);
+    break;
+  default: r = shape_reverse(&x->sh, a); break;  // IR_REVERSE
+  }
+  n = len(r);
+  x->now->elems = add(x->now->elems, n);
+  x->now->loads = add(x->now->loads, array_words(e->c ? e->c->ty : e->a->ty, n));
+  x->now->stores = add(x->now->stores, array_words(e->ty, n));
+  return r;
+}
+
 // Sequential evaluation on one process: everything but the top level's
 // regions (top-level nodes computed already are taken as they are).
 static Shape *ev(Ex *x, Ir *e) {
@@ -599,6 +633,7 @@ static Shape *ev(Ex *x, Ir *e) {
     x->now->stores = add(x->now->stores, n);
     return shape_vec(&x->sh, sz_of(n), shape_unit(&x->sh));
   }
+  case IR_SPLIT: case IR_MERGE: case IR_NEIGHBOURS: case IR_REVERSE: return rearranged(x, e);
   default:
     if (e->mode == MODE_TOP) error_at(e->pos, "internal error: a parallel application in sequential code");
     return local_skeleton(x, e);

@@ -402,3 +402,38 @@ double shape_vectors(Shape *v, int64_t from, int64_t to) {
 double shape_value_words(Shapes *sh, Shape *v) {
   return shape_is_vector(v) ? shape_message_words(sh, v, 0, v->n.k) : shape_packed(v);
 }
+
+//
+// The sequential builtins that rearrange a vector.
+//
+
+Shape *shape_split(Shapes *sh, Shape *v, int64_t k) {
+  int64_t n = v->n.k, m = n / k + (n % k != 0);
+  if (v->kind == SH_VEC && n % k == 0) return shape_vec(sh, sz_of(m), shape_vec(sh, sz_of(k), v->a));
+  Shape **parts = arena_calloc(sh->arena, (size_t)m + 1, sizeof *parts);
+  for (int64_t j = 0; j < m; j++) {
+    int64_t len = j + 1 < m || n % k == 0 ? k : n % k;
+    parts[j] = v->kind == SH_VEC ? shape_vec(sh, sz_of(len), v->a) : shape_vector(sh, v->elems + j * k, len);
+  }
+  return shape_vector(sh, parts, m);
+}
+
+Shape *shape_reverse(Shapes *sh, Shape *v) {
+  if (v->kind == SH_VEC) return v;
+  int64_t n = v->n.k;
+  Shape **out = arena_calloc(sh->arena, (size_t)n + 1, sizeof *out);
+  for (int64_t i = 0; i < n; i++) out[i] = v->elems[n - 1 - i];
+  return shape_vector(sh, out, n);
+}
+
+Shape *shape_neighbours(Shapes *sh, Shape *l, Shape *r, Shape *v) {
+  l = shape_erase(sh, l), r = shape_erase(sh, r), v = shape_erase(sh, v);
+  if (v->kind == SH_VEC && (sz_is(v->n, 0) || (l == v->a && r == v->a)))
+    return shape_vec(sh, v->n, shape_pair(sh, v->a, shape_pair(sh, v->a, v->a)));
+  int64_t n = v->n.k;
+  Shape **out = arena_calloc(sh->arena, (size_t)n + 1, sizeof *out);
+  for (int64_t i = 0; i < n; i++)
+    out[i] = shape_pair(sh, i ? shape_elem(v, i - 1) : l,
+                        shape_pair(sh, shape_elem(v, i), i + 1 < n ? shape_elem(v, i + 1) : r));
+  return shape_vector(sh, out, n);
+}

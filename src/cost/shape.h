@@ -189,4 +189,11 @@ double shape_vectors(Shape *v, int64_t from, int64_t to);  // vectors inside the
 // redconcat: the vectors of x joined (errors at sh->site if too long).
 Shape *shape_concat(Shapes *sh, Shape *x);
 
+// The shapes of the sequential builtins that rearrange a vector, the same
+// in both models (docs/language.md): split k v (n and k >= 1 known),
+// reverse v, neighbours l r v (their elements' sizes made data).
+Shape *shape_split(Shapes *sh, Shape *v, int64_t k);
+Shape *shape_reverse(Shapes *sh, Shape *v);
+Shape *shape_neighbours(Shapes *sh, Shape *l, Shape *r, Shape *v);
+
 #endif

@@ -143,13 +143,15 @@ static Value prefix_values(Interp *in, Value op, Value v) {
   return r;
 }
 
-static Value pair_map_values(Interp *in, Value f, Value ab, Pos site) {
-  VecVal *a = ab.pair->a.vec, *b = ab.pair->b.vec;
+// pair_map f (a, b), and zip and map2 (name), which are pair_map: f applied
+// to the elements of a and b in turn (zip: f is NULL, a pair).
+static Value pair_map_values(Interp *in, const char *name, const Value *f, Value av, Value bv, Pos site) {
+  VecVal *a = av.vec, *b = bv.vec;
   if (a->len != b->len)
-    error_at(site, "pair_map on vectors of different lengths (%lld and %lld)", (long long)a->len,
-             (long long)b->len);
+    error_at(site, "%s on vectors of different lengths (%lld and %lld)", name, (long long)a->len, (long long)b->len);
   Value r = value_vec(in->arena, a->len);
-  for (int64_t i = 0; i < a->len; i++) r.vec->elems[i] = call2(in, f, a->elems[i], b->elems[i]);
+  for (int64_t i = 0; i < a->len; i++)
+    r.vec->elems[i] = f ? call2(in, *f, a->elems[i], b->elems[i]) : value_pair(in->arena, a->elems[i], b->elems[i]);
   return r;
 }
 
@@ -219,6 +221,50 @@ static Value dummyvec_values(Interp *in, Value spec, Pos site) {
   return r;
 }
 
+// split k v: v in sublists of k elements (views), the last shorter when k
+// does not divide v's length.
+static Value split_values(Interp *in, int64_t k, Value v, Pos site) {
+  if (k < 1) error_at(site, "split into sublists of %lld elements (at least 1)", (long long)k);
+  int64_t n = v.vec->len, m = n / k + (n % k != 0);
+  Value r = value_vec(in->arena, m);
+  for (int64_t j = 0; j < m; j++) r.vec->elems[j] = view(in, v.vec->elems + j * k, j + 1 < m || n % k == 0 ? k : n % k);
+  return r;
+}
+
+// x <= y on ints or floats (NaN is never <=).
+static bool at_most(Value x, Value y) { return x.kind == V_INT ? x.i <= y.i : x.f <= y.f; }
+
+// merge a b: the stable merge of two sorted vectors (ties from a first).
+static Value merge_values(Interp *in, Value a, Value b) {
+  VecVal *x = a.vec, *y = b.vec;
+  Value r = value_vec(in->arena, x->len + y->len);
+  for (int64_t i = 0, j = 0; i + j < x->len + y->len;) {
+    bool first = i < x->len && (j >= y->len || at_most(x->elems[i], y->elems[j]));
+    r.vec->elems[i + j] = first ? x->elems[i] : y->elems[j];
+    first ? i++ : j++;
+  }
+  return r;
+}
+
+// neighbours l r v: each element between its left and right neighbours, l
+// and r at the ends: (left, (it, right)).
+static Value neighbours_values(Interp *in, Value l, Value r, Value v) {
+  int64_t n = v.vec->len;
+  Value out = value_vec(in->arena, n);
+  for (int64_t i = 0; i < n; i++) {
+    Value left = i > 0 ? v.vec->elems[i - 1] : l, right = i + 1 < n ? v.vec->elems[i + 1] : r;
+    out.vec->elems[i] = value_pair(in->arena, left, value_pair(in->arena, v.vec->elems[i], right));
+  }
+  return out;
+}
+
+static Value reverse_values(Interp *in, Value v) {
+  int64_t n = v.vec->len;
+  Value r = value_vec(in->arena, n);
+  for (int64_t i = 0; i < n; i++) r.vec->elems[i] = v.vec->elems[n - 1 - i];
+  return r;
+}
+
 static Value iota_values(Interp *in, int64_t n, Pos site) {
   if (n < 0) error_at(site, "iota of negative length %lld", (long long)n);
   Value r = value_vec(in->arena, n);
@@ -250,7 +296,13 @@ static Value run_builtin(Interp *in, Builtin b, const Value *a, Value x, Pos sit
   case B_MAP: return map_values(in, a[0], x);
   case B_FOLD: return fold_values(in, a[0], x, site);
   case B_PREFIX: return prefix_values(in, a[0], x);
-  case B_PAIR_MAP: return pair_map_values(in, a[0], x, site);
+  case B_PAIR_MAP: return pair_map_values(in, "pair_map", &a[0], x.pair->a, x.pair->b, site);
+  case B_ZIP: return pair_map_values(in, "zip", NULL, a[0], x, site);
+  case B_MAP2: return pair_map_values(in, "map2", &a[0], a[1], x, site);
+  case B_SPLIT: return split_values(in, a[0].i, x, site);
+  case B_MERGE: return merge_values(in, a[0], x);
+  case B_NEIGHBOURS: return neighbours_values(in, a[0], a[1], x);
+  case B_REVERSE: return reverse_values(in, x);
   case B_C_PROD: return c_prod_values(in, a[0], a[1], x);
   case B_ITER: return iter_values(in, a[0], a[1], x.i, site);
   case B_INITS: return segments(in, x, false);

@@ -46,6 +46,10 @@ typedef enum {
   IR_C_PROD,     // c_prod (\x y -> body) a b: one row per element of b
   IR_ITER,       // iter (\x -> body) a b: body applied b times to a
   IR_IOTA,       // iota a: [0, 1, ..., a - 1]
+  IR_SPLIT,      // split a b: b in sublists of a elements, the last shorter
+  IR_MERGE,      // merge a b: the stable merge of two sorted vectors of numbers
+  IR_NEIGHBOURS, // neighbours a b c: each element of c with its left and right ones (a, b at the ends)
+  IR_REVERSE,    // reverse a
 } IrKind;
 
 typedef struct IrVar {
@@ -72,6 +76,7 @@ struct Ir {
   Op op;            // IR_BINOP, IR_UNOP
   bool lazy;        // IR_BINOP with && or ||: the right operand is conditional
   int index;        // IR_PARAM, IR_INPUT
+  const char *written;  // IR_PAIR_MAP: the builtin written (pair_map, zip or map2), for its fault
   IrVar *var;       // IR_VAR, IR_LET
   IrVar *x, *y;     // skeletons and iter: the function's parameters
   Ir *body;         // IR_LET, skeletons, iter: the body

@@ -264,6 +264,13 @@ static Ir *skeleton(Lowerer *L, IrKind kind, Cv *f, Ir *a, Ir *b, Pos site) {
   return e;
 }
 
+// pair_map f (a, b), written as name (pair_map, zip or map2).
+static Ir *pair_map(Lowerer *L, const char *name, Cv *f, Ir *a, Ir *b, Pos site) {
+  Ir *e = skeleton(L, IR_PAIR_MAP, f, a, b, site);
+  e->written = name;
+  return e;
+}
+
 // A pair-valued operand split into its components (bound once if needed).
 static void split_pair(Lowerer *L, Ir *p, Ir **a, Ir **b) {
   if (p->kind == IR_PAIR) {
@@ -294,7 +301,23 @@ static Cv *builtin(Lowerer *L, Builtin bi, Cv **args, Pos site) {
   case B_PREFIX: return code(L, skeleton(L, IR_PREFIX, args[0], x, NULL, site));
   case B_PAIR_MAP:
     split_pair(L, x, &a, &b);
-    return code(L, skeleton(L, IR_PAIR_MAP, args[0], a, b, site));
+    return code(L, pair_map(L, "pair_map", args[0], a, b, site));
+  case B_ZIP: {  // pair_map (\x y -> (x, y)) (a, b)
+    Cv *pair = cv_new(L, CV_PRIM, site);
+    pair->builtin = B_PAIR;
+    return code(L, pair_map(L, "zip", pair, as_code(L, args[0], site), x, site));
+  }
+  case B_MAP2: return code(L, pair_map(L, "map2", args[0], as_code(L, args[1], site), x, site));
+  case B_SPLIT: return code(L, binary(L, IR_SPLIT, ty_vec(L, x->ty), as_code(L, args[0], site), x, site));
+  case B_MERGE: return code(L, binary(L, IR_MERGE, x->ty, as_code(L, args[0], site), x, site));
+  case B_NEIGHBOURS: {
+    Type *e = x->ty->a;
+    Ir *n = binary(L, IR_NEIGHBOURS, ty_vec(L, lower_type(L->ir, T_PAIR, e, lower_type(L->ir, T_PAIR, e, e))),
+                   as_code(L, args[0], site), as_code(L, args[1], site), site);
+    n->c = x;
+    return code(L, n);
+  }
+  case B_REVERSE: return code(L, unary(L, IR_REVERSE, x->ty, x, site));
   case B_C_PROD: return code(L, skeleton(L, IR_C_PROD, args[0], as_code(L, args[1], site), x, site));
   case B_ITER: {
     Ir *e = skeleton(L, IR_ITER, args[0], as_code(L, args[1], site), NULL, site);
@@ -653,7 +676,8 @@ static void print_type(FILE *out, Type *t) {
 static const char *const kind_names[] = {
     "int", "float", "bool", "param", "input", "var", "let", "if", "ifs", "binop", "unop",
     "pair", "fst", "snd", "vec", "length", "entry", "hd", "tl", "inits", "tails", "redconcat",
-    "dummyvec", "map", "fold", "prefix", "pair_map", "c_prod", "iter", "iota"};
+    "dummyvec", "map", "fold", "prefix", "pair_map", "c_prod", "iter", "iota", "split", "merge",
+    "neighbours", "reverse"};
 
 static void print_ir(FILE *out, IrProgram *ir, Ir *e, int indent) {
   fprintf(out, "%*s(%s", indent, "", kind_names[e->kind]);

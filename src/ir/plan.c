@@ -34,11 +34,12 @@ static void *append(Arena *a, void *array, int n, void *item) {
 bool plan_is_skeleton(Builtin b) {
   switch (b) {
   case B_MAP: case B_FOLD: case B_PAIR_MAP: case B_C_PROD: case B_PREFIX: case B_INITS: case B_TAILS: return true;
+  case B_ZIP: case B_MAP2: return true;  // pair_map's (lower.c)
   default: return false;
   }
 }
 
-bool plan_takes_distributed(Builtin b) { return plan_is_skeleton(b) && b != B_PAIR_MAP; }
+bool plan_takes_distributed(Builtin b) { return plan_is_skeleton(b) && b != B_PAIR_MAP && b != B_ZIP && b != B_MAP2; }
 
 bool plan_leaves_distributed(Builtin b) { return plan_is_skeleton(b) && b != B_FOLD; }
 

@@ -22,7 +22,9 @@ const char *builtin_name(Builtin b) {
       [B_LENGTH] = "length", [B_ENTRY] = "entry",     [B_HD] = "hd",
       [B_TL] = "tl",         [B_PAIR] = "pair",       [B_FST] = "fst",
       [B_SND] = "snd",       [B_DUMMYVEC] = "dummyvec", [B_FLOAT] = "float",
-      [B_IOTA] = "iota",
+      [B_IOTA] = "iota",     [B_ZIP] = "zip",         [B_MAP2] = "map2",
+      [B_SPLIT] = "split",   [B_MERGE] = "merge",     [B_NEIGHBOURS] = "neighbours",
+      [B_REVERSE] = "reverse",
   };
   return names[b];
 }
@@ -30,8 +32,9 @@ const char *builtin_name(Builtin b) {
 int builtin_arity(Builtin b) {
   switch (b) {
   case B_MAP: case B_FOLD: case B_PREFIX: case B_PAIR_MAP: case B_ENTRY: case B_PAIR:
+  case B_ZIP: case B_SPLIT: case B_MERGE:
     return 2;
-  case B_C_PROD: case B_ITER:
+  case B_C_PROD: case B_ITER: case B_MAP2: case B_NEIGHBOURS:
     return 3;
   default:
     return 1;

@@ -520,6 +520,8 @@ static const struct {
     {"entry", B_ENTRY},     {"hd", B_HD},         {"tl", B_TL},
     {"pair", B_PAIR},       {"fst", B_FST},       {"snd", B_SND},
     {"dummyvec", B_DUMMYVEC}, {"float", B_FLOAT},   {"iota", B_IOTA},
+    {"zip", B_ZIP},         {"map2", B_MAP2},     {"split", B_SPLIT},
+    {"merge", B_MERGE},     {"neighbours", B_NEIGHBOURS}, {"reverse", B_REVERSE},
 };
 
 static Decl *find_global(Program *prog, const char *name) {

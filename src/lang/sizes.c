@@ -158,6 +158,17 @@ static BtVal *run_builtin(Checker *c, BtVal *f) {
     require_size(part(a[0], 0), pos[0], "the length given to 'dummyvec'");
     return new_val(c, BT_VEC, taint(c, part(a[0], 1)), NULL);
   case B_FLOAT: return DATA;
+  case B_ZIP: return new_val(c, BT_VEC, new_val(c, BT_PAIR, part(a[0], 0), part(a[1], 0)), NULL);
+  case B_MAP2: return new_val(c, BT_VEC, apply2(c, a[0], part(a[1], 0), part(a[2], 0), pos[0]), NULL);
+  case B_SPLIT:
+    require_size(a[0], pos[0], "the length of the sublists of 'split'");
+    return new_val(c, BT_VEC, a[1], NULL);
+  case B_MERGE: return new_val(c, BT_VEC, join(c, part(a[0], 0), part(a[1], 0)), NULL);
+  case B_NEIGHBOURS: {  // the ends' values, and the elements, in every position
+    BtVal *e = join(c, join(c, a[0], a[1]), part(a[2], 0));
+    return new_val(c, BT_VEC, new_val(c, BT_PAIR, e, new_val(c, BT_PAIR, e, e)), NULL);
+  }
+  case B_REVERSE: return a[0];
   case B_IOTA:  // its elements are data: [0, ..., n-1] would be n shapes
     require_size(a[0], pos[0], "the length given to 'iota'");
     return new_val(c, BT_VEC, DATA, NULL);

@@ -337,6 +337,15 @@ static Type *builtin_type(Infer *in, Builtin b) {
   }
   case B_DUMMYVEC: return fun(in, pair(in, &int_type, a), vec(in, a));
   case B_FLOAT: return fun(in, &int_type, &float_type);
+  case B_ZIP: return fun(in, vec(in, a), fun(in, vec(in, c), vec(in, pair(in, a, c))));
+  case B_MAP2: return fun(in, fun(in, a, fun(in, c, d)), fun(in, vec(in, a), fun(in, vec(in, c), vec(in, d))));
+  case B_SPLIT: return fun(in, &int_type, fun(in, vec(in, a), vec(in, vec(in, a))));
+  case B_MERGE: {  // of numbers, compared with <=
+    Type *e = fresh(in, TC_NUM | TC_DATA);
+    return fun(in, vec(in, e), fun(in, vec(in, e), vec(in, e)));
+  }
+  case B_NEIGHBOURS: return fun(in, a, fun(in, a, fun(in, vec(in, a), vec(in, pair(in, a, pair(in, a, a))))));
+  case B_REVERSE: return fun(in, vec(in, a), vec(in, a));
   case B_IOTA: return fun(in, &int_type, vec(in, &int_type));
   case B_COUNT_: break;
   }

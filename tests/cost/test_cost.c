@@ -219,6 +219,14 @@ static const Hand hands[] = {
     // and prefixes that change shape"): partials of 3, 2 and 3 elements to
     // process 0, in the exact model as blocks (their lengths in the tags).
     {"main = fold (\\a b -> redconcat [a, b]) (map (\\v -> [v]) x)", "n=10 m=3", 4, 0, 16, 2, 0, 15.5, 2},
+    // zip is pair_map building pairs (no operation; two words each); merge
+    // compares once per element of its result; split, neighbours and
+    // reverse rearrange (no operation).
+    {"main = zip x x", "n=10 m=3", 4, 0, 32, 2, 0, 30, 2},
+    {"main = map2 (+) x x", "n=10 m=3", 4, 3, 24, 2, 2.5, 22.5, 2},
+    {"main = merge x y", "n=10 m=3", 4, 13, 0, 0, 13, 0, 0},
+    {"main = length (split 3 x) + length (reverse x)", "n=10 m=3", 4, 1, 0, 0, 1, 0, 0},
+    {"main = map (\\(a, (b, c)) -> a + b + c) (neighbours 0 0 x)", "n=10 m=3", 4, 6, 32, 2, 5, 30, 2},
     // Skeletons inside a skeleton's function, sequential on each row.
     {"main = map (\\r -> prefix (+) r) M", "n=10 m=3", 4, 6, 48, 2, 5, 45, 2},
     {"main = map (\\r -> c_prod (\\a b -> a + b) r r) M", "n=2 m=3", 2, 9, 15, 2, 9, 12, 2},
