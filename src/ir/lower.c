@@ -614,9 +614,27 @@ static Cv *lower(Lowerer *L, Node *n, Env *env) {
 // pair split into fst and snd) is one node lowered once and referenced
 // twice; each reference gets a copy of its own, so that tables indexed by
 // node (the plan's layouts, the values computed at top level) see one
-// parent per node.
-static Ir *unshare(Lowerer *L, Ir *e, bool *seen) {
-  if (seen[e->id]) {
+// parent per node. A copy holds the operands of its original, which may be
+// copies made here already (an operand shared below a node shared): so the
+// marks grow with the nodes.
+typedef struct Seen {
+  bool *at;  // by node id: reached already
+  int cap;   // ids covered
+} Seen;
+
+static bool *seen_mark(Lowerer *L, Seen *s, int id) {
+  if (id >= s->cap) {
+    int cap = 2 * id + 16;
+    bool *at = arena_calloc(L->arena, (size_t)cap, sizeof *at);
+    if (s->cap) memcpy(at, s->at, (size_t)s->cap * sizeof *at);
+    *s = (Seen){at, cap};
+  }
+  return &s->at[id];
+}
+
+static Ir *unshare(Lowerer *L, Ir *e, Seen *seen) {
+  bool *mark = seen_mark(L, seen, e->id);
+  if (*mark) {
     Ir *copy = new_ir(L, e->kind, e->ty, e->pos);
     int id = copy->id;
     *copy = *e;
@@ -627,7 +645,7 @@ static Ir *unshare(Lowerer *L, Ir *e, bool *seen) {
     }
     e = copy;
   } else {
-    seen[e->id] = true;
+    *mark = true;
   }
   Ir **kids[] = {&e->a, &e->b, &e->c, &e->body};
   for (int i = 0; i < 4; i++)
@@ -647,8 +665,8 @@ IrProgram *lower_program(Program *prog) {
   L.defs = arena_calloc(L.arena, (size_t)prog->ndefs + 1, sizeof *L.defs);
   Cv *v = lower(&L, prog->main->body, NULL);
   ir->main = wrap_lets(&top, as_code(&L, v, prog->main->pos));
-  int before = ir->nnodes;
-  ir->main = unshare(&L, ir->main, arena_calloc(L.arena, (size_t)before + 1, sizeof(bool)));
+  Seen seen = {0};
+  ir->main = unshare(&L, ir->main, &seen);
   plan_program(ir);
   return prog->ir = ir;
 }

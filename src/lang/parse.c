@@ -131,14 +131,25 @@ static Node *builtin_app(Parser *ps, Builtin b, Node *x, Pos pos) {
   return new_binary(ps, N_APP, pos, f, x);
 }
 
-// let NAME = (the part of whole that the pattern p stands for) in ... for
-// every name of p, around body; part is whole's part as an expression.
-static Node *destructure(Parser *ps, Node *p, const char *whole, Node *part, Node *body, PtrVec *bound) {
+// The part of the variable whole at path (B_FST or B_SND from the whole
+// down, depth of them), a tree of its own.
+static Node *pattern_part(Parser *ps, const char *whole, Pos pos, const Builtin *path, int depth) {
+  Node *part = new_node(ps, N_VAR, pos);
+  part->name = whole;
+  for (int i = 0; i < depth; i++) part = builtin_app(ps, path[i], part, pos);
+  return part;
+}
+
+// let NAME = (the part of whole that the pattern p, at path, stands for)
+// in ... for every name of p, around body.
+static Node *destructure(Parser *ps, Node *p, const char *whole, Builtin *path, int depth, Node *body, PtrVec *bound) {
   if (p->kind == N_PAIR) {
-    Node *snd = builtin_app(ps, B_SND, part, p->pos);
-    body = destructure(ps, p->rhs, whole, snd, body, bound);
-    return destructure(ps, p->lhs, whole, builtin_app(ps, B_FST, part, p->pos), body, bound);
+    path[depth] = B_SND;
+    body = destructure(ps, p->rhs, whole, path, depth + 1, body, bound);
+    path[depth] = B_FST;
+    return destructure(ps, p->lhs, whole, path, depth + 1, body, bound);
   }
+  Node *part = pattern_part(ps, whole, p->pos, path, depth);
   for (int i = 0; i < bound->len; i++)
     if (strcmp(bound->data[i], p->name) == 0) error_at(p->pos, "'%s' is bound twice in this pattern", p->name);
   ptrvec_push(ps->arena, bound, (void *)p->name);
@@ -161,10 +172,9 @@ static Node *bind_param(Parser *ps, Node *b, Node *p, Node *body) {
   }
   b->name = pattern_text(ps->arena, p);
   b->pattern = true;
-  Node *whole = new_node(ps, N_VAR, p->pos);
-  whole->name = b->name;
+  Builtin path[MAX_DEPTH + 1];
   PtrVec bound = {0};
-  return destructure(ps, p, b->name, whole, body, &bound);
+  return destructure(ps, p, b->name, path, 0, body, &bound);
 }
 
 // \x y z -> body, built as nested one-parameter lambdas.
