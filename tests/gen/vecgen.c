@@ -14,7 +14,10 @@
 // Three programs in ten may decide on data (a data if, && and || written as
 // operators), where the exact model is only an upper bound; one in 25 may
 // fold or take hd of a possibly empty vector, where eval and run must fault
-// alike. The first comment line of a program says which it is.
+// alike. The first comment line of a program says which it is. The
+// builtins added since the papers appear too (zip, map2, iota, float,
+// split, merge and fold merge, neighbours, reverse), with pair patterns in
+// lambdas and integer literals where floats are asked for.
 //
 // The program is tiny and exits after printing: nothing is freed.
 #include <stdarg.h>
@@ -245,9 +248,10 @@ static Expr int_literal(void) {
   return chance(15) ? make(text("(-%d)", k + 1), &T_INT, true) : make(text("%d", k), &T_INT, true);
 }
 
+// A float literal, or now and then an integer literal that is a float.
 static Expr float_literal(void) {
-  static const char *const lits[] = {"0.5", "1.5", "2.0", "(-0.25)", "0.1", "(-3.0)"};
-  return make(lits[roll(6)], &T_FLOAT, true);
+  static const char *const lits[] = {"0.5", "1.5", "2.0", "(-0.25)", "0.1", "(-3.0)", "2", "(-1)"};
+  return make(lits[roll(chance(20) ? 8 : 6)], &T_FLOAT, true);
 }
 
 static Expr leaf(const Type *want);
@@ -411,14 +415,17 @@ static Expr assoc_op(const Type *t) {
 
 static Expr gen_fun1(const Type *param, const Type *want, int budget, bool of_skeleton);
 
+// \z -> body, or for a pair parameter now and then \(a, b) -> body.
 static Expr lambda1(const Type *param, const Type *want, int budget, bool of_skeleton) {
-  const char *z = fresh("z");
-  push_var(z, param);
+  bool pattern = param->kind == K_PAIR && chance(30);
+  const char *z = pattern ? NULL : fresh("z"), *a = pattern ? fresh("a") : NULL, *b = pattern ? fresh("b") : NULL;
+  if (pattern) push_var(a, param->a), push_var(b, param->b);
+  else push_var(z, param);
   g.skel += of_skeleton;
   Expr body = gen(want, budget);
   g.skel -= of_skeleton;
-  nvars--;
-  return make(text("\\%s -> %s", z, body.text), body.type, false);
+  nvars -= pattern ? 2 : 1;
+  return make(pattern ? text("\\(%s, %s) -> %s", a, b, body.text) : text("\\%s -> %s", z, body.text), body.type, false);
 }
 
 static Expr lambda2(const Type *p1, const Type *p2, const Type *want, int budget, bool of_skeleton) {
@@ -834,6 +841,81 @@ static Expr p_dummyvec(const Type *want, int budget) {
   return make(text("dummyvec (%s, %s)", len_text(len), e.text), vec_like(len, e.type), false);
 }
 
+// A request like want, of a length known to both operands of zip or map2
+// (n when want asks for any, and for no more than n >= 1 elements); NULL if none.
+static const Type *known_length(const Type *want) {
+  if (known_len(want)) return want;
+  return want->minlen <= 1 ? vec_of(want->a, LEN_N, 0, 1) : NULL;
+}
+
+static Expr p_zip(const Type *want, int budget) {
+  const Type *len = known_length(want);
+  if (!skeleton_allowed() || want->a->kind != K_PAIR || !len) return NONE;
+  Expr a = gen(same_length_request(len, want->a->a), budget);
+  Expr b = gen(same_length_request(len, want->a->b), budget);
+  return make(text("zip %s %s", wrap(a), wrap(b)), vec_like(a.type, pair_of(a.type->a, b.type->a)), false);
+}
+
+static Expr p_map2(const Type *want, int budget) {
+  const Type *len = known_length(want);
+  if (!skeleton_allowed() || !len) return NONE;
+  Expr a = gen(same_length_request(len, chance(60) ? &T_INT : random_type(1)), budget);
+  Expr b = gen(same_length_request(len, chance(60) ? &T_INT : random_type(1)), budget);
+  Expr f = gen_fun2(a.type->a, b.type->a, want->a, budget, true);
+  return make(text("map2 %s %s %s", wrap(f), wrap(a), wrap(b)), vec_like(a.type, f.type), false);
+}
+
+static Expr p_iota(const Type *want, int budget) {
+  const Type *len = known_length(want);
+  if (want->a->kind != K_INT || !len || len->minlen < want->minlen) return NONE;
+  if (len->len == LEN_LIT) return make(text("iota %d", len->lit), vec_of(&T_INT, LEN_LIT, len->lit, 0), false);
+  return make(len->len == LEN_M ? "iota m" : "iota n", vec_of(&T_INT, len->len, 0, 1), false);
+}
+
+static Expr p_reverse(const Type *want, int budget) {
+  Expr v = gen(want, budget);
+  return make(text("reverse %s", wrap(v)), v.type, false);
+}
+
+static Expr p_float(const Type *want, int budget) {
+  Expr i = gen(&T_INT, budget);
+  return make(text("float %s", wrap(i)), &T_FLOAT, false);
+}
+
+// neighbours l r v, of scalars.
+static Expr p_neighbours(const Type *want, int budget) {
+  const Type *t = want->a;
+  if (t->kind != K_PAIR || t->b->kind != K_PAIR || !is_scalar(t->a) || t->a->kind != t->b->a->kind ||
+      t->a->kind != t->b->b->kind)
+    return NONE;
+  Expr l = leaf(t->a), r = leaf(t->a), v = gen(same_length_request(want, t->a), budget);
+  return make(text("neighbours %s %s %s", wrap(l), wrap(r), wrap(v)),
+              vec_like(v.type, pair_of(v.type->a, pair_of(v.type->a, v.type->a))), false);
+}
+
+// split k v: sublists of lengths no request names.
+static Expr p_split(const Type *want, int budget) {
+  const Type *part = want->a;
+  if (part->kind != K_VEC || part->len != LEN_ANY || part->minlen > 1 || want->len != LEN_ANY || want->minlen > 1)
+    return NONE;
+  Expr v = gen(vec_of(part->a, LEN_ANY, 0, want->minlen), budget);
+  return make(text("split %d %s", 1 + roll(3), wrap(v)),
+              vec_of(vec_of(v.type->a, LEN_OTHER, 0, 1), LEN_OTHER, 0, v.type->minlen > 0), false);
+}
+
+// merge a b, or a fold of merge over vectors (it grows what it combines).
+static Expr p_merge(const Type *want, int budget) {
+  if ((want->a->kind != K_INT && want->a->kind != K_FLOAT) || want->len != LEN_ANY) return NONE;
+  const Type *part = vec_of(want->a, LEN_ANY, 0, 0);
+  if (skeleton_allowed() && chance(40)) {
+    Expr vv = gen(vec_of(part, LEN_ANY, 0, nonempty()), budget);
+    return want->minlen > 0 ? NONE : make(text("fold merge %s", wrap(vv)), vec_of(want->a, LEN_OTHER, 0, 0), false);
+  }
+  Expr a = gen(part, budget), b = gen(part, budget);
+  int least = a.type->minlen + b.type->minlen;
+  return least < want->minlen ? NONE : make(text("merge %s %s", wrap(a), wrap(b)), vec_of(want->a, LEN_OTHER, 0, least), false);
+}
+
 enum { ANY = 31, INT = 1 << K_INT, FLT = 1 << K_FLOAT, BOOL = 1 << K_BOOL, PAIR = 1 << K_PAIR, VEC = 1 << K_VEC };
 
 typedef struct {
@@ -850,6 +932,8 @@ static const Rule rules[] = {
     {p_not, 1, BOOL},     {p_tuple, 6, PAIR},      {p_map, 7, VEC},        {p_pair_map, 4, VEC},
     {p_c_prod, 3, VEC},   {p_prefix, 3, VEC},      {p_segments, 3, VEC},   {p_redconcat, 1, VEC},
     {p_tl, 1, VEC},       {p_list, 1, VEC},        {p_dummyvec, 1, VEC},
+    {p_zip, 2, VEC},      {p_map2, 2, VEC},        {p_iota, 1, VEC},       {p_reverse, 1, VEC},
+    {p_float, 1, FLT},    {p_neighbours, 2, VEC},  {p_split, 1, VEC},      {p_merge, 1, VEC},
 };
 enum { NRULES = sizeof rules / sizeof rules[0] };
 
