@@ -63,6 +63,11 @@ const char *new_vec(Cg *g, Type *t, const char *len);  // a vector of len elemen
 const char *stage_name(IrKind k);
 // Emits the body of e with x (and y) bound; returns the result's expression.
 const char *apply_body(Cg *g, Ir *e, const char *x, const char *y);
+// The same inside a loop: its operations counted here unless `counted`
+// before the loop, which count_static does when they are static (returning
+// whether they are: body applied `count` times, a C expression).
+const char *apply_counted(Cg *g, Ir *e, bool counted, const char *x, const char *y);
+bool count_static(Cg *g, Ir *body, const char *count);
 void check_lengths(Cg *g, Ir *e, const char *a, const char *b);
 // Does evaluating e allocate memory (so that a loop may release it)?
 bool allocates(Ir *e);
@@ -73,6 +78,11 @@ const char *cg_expr(Cg *g, Ir *e);
 const char *int_op(Cg *g, Op op, const char *x, const char *y, Pos pos);
 const char *cg_c_prod_loop(Cg *g, Ir *e, const char *xs, const char *ys);
 const char *cg_segments(Cg *g, Ir *e, const char *v);
+const char *cg_copy(Cg *g, Type *t, const char *v);  // a copy of vector v of type t
+// dh: its stages on v (a vector of its own) in place; the whole dh on one
+// process (checked, on a copy).
+void cg_dh_stages(Cg *g, Ir *e, const char *v);
+const char *cg_dh(Cg *g, Ir *e, const char *v);
 
 // Delayed vectors (docs/compiler.md, "Fusion"): a map, pair_map or prefix
 // consumed once and in order is never stored: a generator makes each of

@@ -188,7 +188,7 @@ bool allocates(Ir *e) {
 
 // Counts before a loop the operations of body applied `count` times, when
 // they are static; returns whether it did (or they were counted already).
-static bool count_static(Cg *g, Ir *body, const char *count) {
+bool count_static(Cg *g, Ir *body, const char *count) {
   int64_t k = static_ops(body);
   if (g->counting && k > 0) {
     flush_ops(g);
@@ -210,7 +210,7 @@ const char *apply_body(Cg *g, Ir *e, const char *x, const char *y) {
 
 // The body inside a loop: its operations counted here unless `counted`
 // before the loop.
-static const char *apply_counted(Cg *g, Ir *e, bool counted, const char *x, const char *y) {
+const char *apply_counted(Cg *g, Ir *e, bool counted, const char *x, const char *y) {
   bool saved = g->counting;
   g->counting = saved && !counted;
   const char *r = apply_body(g, e, x, y);
@@ -243,6 +243,7 @@ const char *stage_name(IrKind k) {
   case IR_PAIR_MAP: return "pair_map";
   case IR_C_PROD: return "c_prod";
   case IR_INITS: return "inits";
+  case IR_DH: return "dh";
   default: return "tails";
   }
 }
@@ -527,6 +528,43 @@ const char *cg_segments(Cg *g, Ir *e, const char *v) {
 }
 
 
+//
+// dh: the butterfly (docs/compiler.md, "dh").
+//
+
+// A copy of the vector v (of type t) to write in place.
+const char *cg_copy(Cg *g, Type *t, const char *v) {
+  const char *r = new_vec(g, t, fmt(g, "%s.len", v));
+  emit(g, "if (%s.len > 0) memcpy(%s.at, %s.at, (size_t)%s.len * sizeof *%s.at);", v, r, v, v, r);
+  return r;
+}
+
+void cg_dh_stages(Cg *g, Ir *e, const char *v) {
+  const char *d = temp(g), *j = temp(g), *i = temp(g);
+  Type *t = e->ty->a;
+  open_block(g, "for (int64_t %s = 1; %s < %s.len; %s *= 2)", d, d, v, d);
+  bool counted_f = count_static(g, e->body, fmt(g, "%s.len / 2", v)), counted_g = count_static(g, e->c->body, fmt(g, "%s.len / 2", v));
+  open_block(g, "for (int64_t %s = 0; %s < %s.len / 2; %s++)", j, j, v, j);
+  emit(g, "int64_t %s = %s / %s * 2 * %s + %s %% %s; /* the pair (i, i + d), i without bit d */", i, j, d, d, j, d);
+  const char *x = define_temp(g, t, fmt(g, "%s.at[%s]", v, i)), *y = define_temp(g, t, fmt(g, "%s.at[%s + %s]", v, i, d));
+  const char *lower = define_temp(g, t, apply_counted(g, e, counted_f, x, y));  // f, the body
+  const char *upper = define_temp(g, t, apply_counted(g, e->c, counted_g, x, y));  // g, its second operator
+  emit(g, "%s.at[%s] = %s;", v, i, lower);
+  emit(g, "%s.at[%s + %s] = %s;", v, i, d, upper);
+  close_block(g);
+  close_block(g);
+}
+
+// dh f g v on one process: checked, copied, its stages.
+const char *cg_dh(Cg *g, Ir *e, const char *v) {
+  emit(g, "/* dh at %s */", where(g, e->pos));
+  emit(g, "if (%s.len <= 0 || (%s.len & (%s.len - 1))) rt_error(%s, \"dh of a vector of length %%\" PRId64 \", which is not a power of two\", %s.len);",
+       v, v, v, site(g, e->pos), v);
+  const char *r = cg_copy(g, e->ty, v);
+  cg_dh_stages(g, e, r);
+  return r;
+}
+
 static const char *cg_local_skeleton(Cg *g, Ir *e) {
   switch (e->kind) {
   case IR_MAP: case IR_PAIR_MAP: case IR_PREFIX: return gen_vector(g, gen_skeleton(g, e));
@@ -540,6 +578,7 @@ static const char *cg_local_skeleton(Cg *g, Ir *e) {
   }
   default: break;
   }
+  if (e->kind == IR_DH) return cg_dh(g, e, cg_expr(g, e->a));
   emit(g, "/* %s at %s */", stage_name(e->kind), where(g, e->pos));
   const char *a = cg_expr(g, e->a);
   if (e->kind == IR_C_PROD) return cg_c_prod_loop(g, e, a, cg_expr(g, e->b));

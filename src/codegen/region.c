@@ -11,7 +11,7 @@ enum { FIELD_EXCHANGE = 1024 };  // + stage: a region's own messages (one exchan
 const char *exchange_name(Exchange x) {
   static const char *const names[] = {"XCH_SCATTER", "XCH_BCAST",    "XCH_GATHER",    "XCH_ALLGATHER",
                                       "XCH_INITS",   "XCH_TAILS",    "XCH_PARTIALS",  "XCH_ALLREDUCE",
-                                      "XCH_TREE",    "XCH_TOTALS"};
+                                      "XCH_TREE",    "XCH_TOTALS",   "XCH_BUTTERFLY"};
   return names[x];
 }
 
@@ -264,6 +264,72 @@ static void emit_gather(Cg *g, Emit *m, const Step *s) {
   m->stored = m->res;
 }
 
+// dh's rounds: in round r every process sends its block to the one whose
+// number differs in bit r, and combines it with its own: the lower one as
+// f's left operand, the upper one as g's right operand (ranges.h,
+// XCH_BUTTERFLY). A received block of word scalars is read where the
+// message holds it; any other is copied out (its vectors would die with it).
+static void butterfly_rounds(Cg *g, Ir *stage, const char *blk) {
+  const char *vt = mangle(g, stage->ty), *part = temp(g), *k = temp(g);
+  Type *t = stage->ty->a;
+  int field = field_of(stage);
+  open_block(g, "for (int round = 0; (1 << round) < P; round++)");
+  emit(g, "int q = pid ^ (1 << round);");
+  emit(g, "sb_%s(q, rt_head(0, %d, pid), n, %s);", vt, field, blk);
+  emit_sync(g, "a round of dh");
+  const char *got = fmt(g, "rt_find(%d, q)", field);
+  if (ir_word_flat(t)) {
+    emit(g, "%s %s = vb_%s(%s, %s.len);", ctype(g, stage->ty), part, vt, got, blk);
+  } else {
+    define(g, stage->ty, part, fmt(g, "{%s.len, rt_array(%s.len, sizeof(t_%s))}", blk, blk, mangle(g, t)));
+    emit(g, "ub_%s(%s, %s.len, %s.at);", vt, got, blk, part);
+  }
+  for (int upper = 0; upper < 2; upper++) {
+    Ir *op = upper ? stage->c : stage;
+    if (upper) else_block(g);
+    else open_block(g, "if (!(pid & (1 << round)))");
+    bool counted = count_static(g, op->body, fmt(g, "%s.len", blk));
+    open_block(g, "for (int64_t %s = 0; %s < %s.len; %s++)", k, k, blk, k);
+    const char *own = fmt(g, "%s.at[%s]", blk, k), *theirs = fmt(g, "%s.at[%s]", part, k);
+    emit(g, "%s.at[%s] = %s;", blk, k, apply_counted(g, op, counted, upper ? theirs : own, upper ? own : theirs));
+    close_block(g);
+  }
+  close_block(g);
+  close_block(g);
+}
+
+// dh on this process's block: a copy of its own, its local stages and its
+// rounds; where the blocks do not align (range_butterfly), the blocks go to
+// process 0, which runs dh alone, and its result comes back by blocks.
+static void emit_butterfly(Cg *g, Emit *m, const Step *s) {
+  Ir *stage = m->r->stages[s->to];
+  if (m->alone) {
+    m->stored = cg_dh(g, stage, m->stored);
+    return;
+  }
+  emit(g, "/* dh at %s: the butterfly */", where(g, stage->pos));
+  emit(g, "if (pid == 0 && (n <= 0 || (n & (n - 1)))) rt_error(%s, \"dh of a vector of length %%\" PRId64 \", which is not a power of two\", n);",
+       site(g, stage->pos));
+  const char *blk = cg_copy(g, stage->ty, m->stored);
+  open_block(g, "if (range_butterfly(n, P))");
+  cg_dh_stages(g, stage, blk);
+  butterfly_rounds(g, stage, blk);
+  else_block(g);
+  int field = field_of(stage);
+  CgVal block = {blk, "n"};
+  conversion_send(g, block, stage->ty, XCH_GATHER, field);
+  emit_sync(g, "dh: the blocks to process 0");
+  CgVal whole = conversion_receive(g, block, stage->ty, LAY_BLOCK, LAY_ROOT, XCH_GATHER, field, false);
+  open_block(g, "if (pid == 0)");
+  cg_dh_stages(g, stage, whole.v);
+  close_block(g);
+  conversion_send(g, whole, stage->ty, XCH_SCATTER, field);
+  emit_sync(g, "dh: its result back by blocks");
+  emit(g, "%s = %s;", blk, conversion_receive(g, whole, stage->ty, LAY_ROOT, LAY_BLOCK, XCH_SCATTER, field, false).v);
+  close_block(g);
+  m->stored = blk;
+}
+
 static void emit_step(Cg *g, Emit *m, const Step *s, const Step *next) {
   switch (s->kind) {
   case STEP_FETCH: return;  // at the call (top.c): the operands are converted before it
@@ -275,6 +341,7 @@ static void emit_step(Cg *g, Emit *m, const Step *s, const Step *next) {
   case STEP_COMBINE: emit_combine(g, m, s); return;
   case STEP_SEGMENTS: emit_segments(g, m, s); return;
   case STEP_GATHER: emit_gather(g, m, s); return;
+  case STEP_BUTTERFLY: emit_butterfly(g, m, s); return;
   }
 }
 

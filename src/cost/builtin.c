@@ -348,6 +348,65 @@ static Num concat_cost(Analysis *a, Sz n) {
 // The skeletons.
 //
 
+//
+// dh: the butterfly of f and g (docs/cost-model.md, "dh").
+//
+
+static int64_t log2_of(int64_t n) {
+  int64_t k = 0;
+  while (((int64_t)1 << k) < n) k++;
+  return k;
+}
+
+// The shape of the elements f and g combine and one application of each,
+// when x is regular and both keep its elements' shape; else NULL.
+static Shape *dh_constant(Analysis *a, Shape *f, Shape *g, Shape *x, Num *cf, Num *cg) {
+  Shape *ex = shape_erase(&a->sh, x);
+  if (ex->kind != SH_VEC) return NULL;
+  Shape *e = ex->a;
+  Res rf = eval_apply2_local(a, f, e, e), rg = eval_apply2_local(a, g, e, e);
+  if (shape_erase(&a->sh, rf.s) != e || shape_erase(&a->sh, rg.s) != e) return NULL;
+  *cf = rf.cost, *cg = rg.cost;
+  return e;
+}
+
+// The butterfly step by step, element by element (operators that change
+// shapes): its result, its applications' cost added to *cost.
+static Shape *dh_steps(Analysis *a, Shape *f, Shape *g, Shape *x, Num *cost, Site *site) {
+  int64_t n = x->n.k;
+  if (n * log2_of(n) > STEPS_MAX)
+    error_at(site->pos, "the operators of 'dh' change the shape of what they combine: the analysis follows its "
+                        "%lld applications one by one, at most %d", (long long)(n * log2_of(n)), STEPS_MAX);
+  Shape **v = arena_calloc(a->arena, (size_t)n + 1, sizeof *v);
+  for (int64_t i = 0; i < n; i++) v[i] = shape_elem(x, i);
+  for (int64_t d = 1; d < n; d *= 2)
+    for (int64_t i = 0; i < n; i++) {
+      if (i & d) continue;
+      Shape *l = v[i], *r = v[i + d];
+      v[i] = combine(a, f, l, r, cost);
+      v[i + d] = combine(a, g, l, r, cost);
+    }
+  return shape_vector(&a->sh, v, n);
+}
+
+static Res dh_skeleton(Analysis *a, Shape *fn, Shape *x, Site *dist, EvalMode m, Site *site) {
+  Shape *f = fn->elems[0], *g = fn->elems[1];
+  if (x->n.sym)
+    error_at(site->pos, "--symbolic: 'dh' runs log2 of its argument's length stages, which has no closed form "
+                        "(give the parameters with -D)");
+  int64_t n = x->n.k, k = log2_of(n);
+  if (n <= 0 || (n & (n - 1))) cost_fault(a, site->pos, "dh of a vector of length %lld, which is not a power of two", (long long)n);
+  Num cf, cg, c = num_of(0);
+  Shape *e = dh_constant(a, f, g, x, &cf, &cg);
+  Shape *s = e ? shape_vec(&a->sh, x->n, e) : dh_steps(a, f, g, x, &c, site);
+  if (e) c = num_mul(a->pc, num_of((double)(k * (n / 2))), num_add(a->pc, cf, cg));
+  if (m == EVAL_LOCAL) return result(s, c, NULL);
+  start(a, fn, x, dist, site);
+  if (e) paper_dh(a, k, e, cf, cg, site);
+  else paper_dh_alone(a, x, c, s, site);
+  return result(s, num_of(0), site);
+}
+
 // zip a b and map2 f a b are pair_map (\x y -> (x, y)) (a, b) and pair_map
 // f (a, b): the function's data is map2's f, and both vectors are scattered.
 static Res zip_skeleton(Analysis *a, Shape *f, Shape *x, EvalMode m, Site *site) {
@@ -368,6 +427,7 @@ static Res skeleton(Analysis *a, Shape *f, Res last, EvalMode m, Site *site) {
   Site *dist = top && plan_takes_distributed(b) ? last.dist : NULL;
   Shape *x = dist ? last.s : eval_force(a, last);
   if (b == B_FOLD || b == B_PREFIX) return reduce(a, f, x, dist, m, site);
+  if (b == B_DH) return dh_skeleton(a, f, x, dist, m, site);
   if (b == B_INITS || b == B_TAILS) {
     Shape *s = segments_shape(a, b, x, site);
     if (!top) return result(s, concat_cost(a, x->n), NULL);

@@ -86,6 +86,13 @@ void paper_fold_blocks(Analysis *a, Num work, Num words, Num joins, Site *site);
 // words, the dearest combination of two (each tree round), the dearest
 // offset applied to a block.
 void paper_prefix_blocks(Analysis *a, Num work, Num words, Num join, Num finish, Site *site);
+// dh of a distributed x of 2^log2n elements of shape e that its operators
+// keep (one application cf, cg), p a power of two at most 2^log2n: the
+// flat cost of the butterfly, result left distributed.
+void paper_dh(Analysis *a, int64_t log2n, Shape *e, Num cf, Num cg, Site *site);
+// dh whose operators change shapes: x gathered, work on process 0, its
+// result r scattered.
+void paper_dh_alone(Analysis *a, Shape *x, Num work, Shape *r, Site *site);
 // inits/tails of a distributed x, result left distributed.
 void paper_segments(Analysis *a, Shape *x, Site *site);
 // The last superstep, at the end of main.

@@ -384,6 +384,57 @@ static Shape *c_prod_vec(Ex *x, Ir *f, Shape *env, Shape *xs, Shape *ys) {
   return shape_vector(&x->sh, out, n);
 }
 
+// dh's operators: f is the skeleton's body, g its second operator.
+static Ir *dh_op(Ir *dh, bool upper) { return upper ? dh->c : dh; }
+
+// x op y for the elements of own and theirs (op f: own op theirs; g:
+// theirs op own, the lower index first), one application per element.
+static Shape *dh_combine(Ex *x, Ir *dh, bool upper, Shape *own, Shape *theirs) {
+  Ir *op = dh_op(dh, upper);
+  Shape *env = env_key(x, op);
+  int64_t n = len(own);
+  if (own->kind == SH_VEC && theirs->kind == SH_VEC && n) {
+    Shape *r = apply(x, op, env, upper ? theirs->a : own->a, upper ? own->a : theirs->a, n);
+    return shape_vec(&x->sh, own->n, r);
+  }
+  Shape **out = arena_calloc(x->sh.arena, (size_t)n + 1, sizeof *out);
+  for (int64_t i = 0; i < n; i++)
+    out[i] = apply(x, op, env, shape_elem(upper ? theirs : own, i), shape_elem(upper ? own : theirs, i), 1);
+  return shape_vector(&x->sh, out, n);
+}
+
+// dh's stages on a vector of its own, in place: each pair of elements (i,
+// i + d) read and written; over one element shape that f and g keep, one
+// application of each counted for all pairs.
+static Shape *dh_stages(Ex *x, Ir *dh, Shape *v) {
+  int64_t n = len(v);
+  Shape *ef = env_key(x, dh), *eg = env_key(x, dh->c);
+  for (int64_t d = 1; d < n; d *= 2) {
+    x->now->elems = add(x->now->elems, n / 2);
+    x->now->loads = add(x->now->loads, array_words(dh->ty, n));
+    x->now->stores = add(x->now->stores, array_words(dh->ty, n));
+    Shape *rf = NULL, *rg = NULL, **out = arena_calloc(x->sh.arena, (size_t)n + 1, sizeof *out);
+    if (v->kind == SH_VEC) {  // every pair alike
+      rf = apply(x, dh, ef, v->a, v->a, n / 2), rg = apply(x, dh->c, eg, v->a, v->a, n / 2);
+      if (rf == v->a && rg == v->a) continue;
+    }
+    for (int64_t i = 0; i < n; i++) {
+      if (i & d) continue;
+      out[i] = rf ? rf : apply(x, dh, ef, shape_elem(v, i), shape_elem(v, i + d), 1);
+      out[i + d] = rg ? rg : apply(x, dh->c, eg, shape_elem(v, i), shape_elem(v, i + d), 1);
+    }
+    v = shape_vector(&x->sh, out, n);
+  }
+  return v;
+}
+
+// dh on one process: a copy of its own, then its stages.
+static Shape *dh_alone(Ex *x, Ir *dh, Shape *v) {
+  x->now->loads = add(x->now->loads, array_words(dh->ty, len(v)));
+  x->now->stores = add(x->now->stores, array_words(dh->ty, len(v)));
+  return dh_stages(x, dh, v);
+}
+
 // Segments lo..hi-1 of inits or tails of all (views: no element is copied).
 static Shape *segments(Ex *x, bool inits, Shape *all, int64_t lo, int64_t hi) {
   int64_t n = len(all);
@@ -516,6 +567,7 @@ static Shape *local_skeleton(Ex *x, Ir *e) {
     first_element(x, e, shape_elem(a, 0));
     return fold_vec(x, e, env_key(x, e), shape_elem(a, 0), a, 1);
   case IR_PREFIX: return prefix_vec(x, e, env_key(x, e), followable(x, a, len(a)));
+  case IR_DH: return dh_stages(x, e, a);  // on the copy counted above
   default: return segments(x, e->kind == IR_INITS, a, 0, len(a));  // IR_INITS, IR_TAILS
   }
 }
@@ -1148,6 +1200,59 @@ static void run_gather(Ex *x, Run *u, const Step *s) {
   }
 }
 
+// dh on the blocks, as region.c runs it: each process's copy and local
+// stages, then the rounds with its partner (ranges.h, XCH_BUTTERFLY); where
+// the blocks do not align, gathered to process 0, dh there, scattered back.
+// Alone: on the whole vector.
+static void run_butterfly(Ex *x, Run *u, const Step *s) {
+  Ir *dh = u->r->stages[s->to];
+  Type *t = dh->ty;
+  u->placed = false;
+  if (u->alone || !range_butterfly(u->n, x->p)) {
+    Shape *all = u->alone ? u->blk[0] : joined(x, u->blk, u->n);
+    if (!u->alone) {
+      for (int k = 0; k < x->p; k++) {  // the copy each process makes first
+        on(x, k);
+        x->now->loads = add(x->now->loads, array_words(t, len(u->blk[k])));
+        x->now->stores = add(x->now->stores, array_words(t, len(u->blk[k])));
+      }
+      conversion_send(x, t, all, XCH_GATHER, false);
+      stage_barrier(x, dh, "the blocks to process 0");
+      conversion_receive(x, t, all, XCH_GATHER);
+    }
+    for (int k = 0; k < (u->alone ? u->procs : 1); k++) {
+      on(x, k);
+      all = u->alone ? dh_alone(x, dh, u->blk[k]) : dh_stages(x, dh, all);
+      if (u->alone) u->blk[k] = all;
+    }
+    if (u->alone) return;
+    conversion_send(x, t, all, XCH_SCATTER, false);
+    stage_barrier(x, dh, "its result back by blocks");
+    for (int k = 0; k < x->p; k++) u->blk[k] = slice(x, all, range_lo(u->n, x->p, k), range_lo(u->n, x->p, k + 1));
+    return;
+  }
+  for (int k = 0; k < x->p; k++) {
+    on(x, k);
+    u->blk[k] = dh_alone(x, dh, u->blk[k]);
+  }
+  Shape **before = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *before);
+  for (int round = 0; (1 << round) < x->p; round++) {
+    for (int k = 0; k < x->p; k++)
+      if (range_sends(XCH_BUTTERFLY, u->n, x->p, k, k ^ (1 << round), round))
+        block_message(x, k, k ^ (1 << round), t, u->blk[k], ir_word_flat(t->a));
+    stage_barrier(x, dh, arena_printf(x->sh.arena, "round %d", round + 1));
+    memcpy(before, u->blk, (size_t)x->p * sizeof *before);
+    for (int k = 0; k < x->p; k++) {
+      on(x, k);
+      int64_t n = len(before[k]);
+      x->now->elems = add(x->now->elems, n);
+      x->now->loads = add(x->now->loads, array_words(t, n));
+      x->now->stores = add(x->now->stores, array_words(t, n));
+      u->blk[k] = dh_combine(x, dh, k & (1 << round), before[k], before[k ^ (1 << round)]);
+    }
+  }
+}
+
 static void run_step(Ex *x, Run *u, const Step *s, const Step *next) {
   switch (s->kind) {
   case STEP_FETCH: return;  // counted before (fetch)
@@ -1158,6 +1263,7 @@ static void run_step(Ex *x, Run *u, const Step *s, const Step *next) {
   case STEP_COMBINE: run_combine(x, u, s); return;
   case STEP_SEGMENTS: run_segments(x, u, s); return;
   case STEP_GATHER: run_gather(x, u, s); return;
+  case STEP_BUTTERFLY: run_butterfly(x, u, s); return;
   }
 }
 

@@ -114,6 +114,36 @@ void paper_prefix_blocks(Analysis *a, Num work, Num words, Num join, Num finish,
   paper_work(a, finish);
 }
 
+// dh f g x on a distributed x of 2^k elements of shape e, p a power of two
+// at most 2^k (Li and Hains' DH, its cost corrected: docs/cost-model.md,
+// "dh"): log2(n/p) local stages, each applying f and g to half the block's
+// elements each; then log2 p rounds: the block to the partner (n/p words of
+// e), a barrier, n/p applications of f (the lower process) or g (the upper
+// one): the dearer counts. The result is left distributed. With f and g of
+// one application each (cf, cg, at e), this is the flat cost the
+// hierarchical model calls for a node's children.
+void paper_dh(Analysis *a, int64_t log2n, Shape *e, Num cf, Num cg, Site *site) {
+  Num np = num_div(a->pc, num_of((double)((int64_t)1 << log2n)), a->P, site->pos);
+  Num local = sub(a, num_of((double)log2n), a->LOG2P);
+  paper_work(a, mul(a, mul(a, np, local), mul(a, add(a, cf, cg), num_of(0.5))));
+  if (!a->pc && a->LOG2P.v == 0) return;  // one process: no round
+  if ((cf.sym || cg.sym) && !num_equal(a->pc, cf, cg))
+    error_at(site->pos, "--symbolic: the operators of 'dh' cost differently, so a round's cost (the dearer) "
+                        "has no closed form");
+  Num dearer = cf.sym || cf.v >= cg.v ? cf : cg, words = mul(a, np, e->words), round = mul(a, np, dearer);
+  close_step(a, words, site, "round");
+  steps_close_times(a, round, words, sub(a, a->LOG2P, num_of(1)), site, label(a, site, "round"));
+  paper_work(a, round);
+}
+
+// dh whose operators change the shape of what they combine: gathered to
+// process 0, which runs it alone (work), and its result r scattered back.
+void paper_dh_alone(Analysis *a, Shape *x, Num work, Shape *r, Site *site) {
+  close_step(a, scatter_words(a, x, site), site, "gather");
+  paper_work(a, work);
+  close_step(a, scatter_words(a, r, site), site, "scatter");
+}
+
 // shape_inits / shape_tails: local segments, then p-1 shifts of a block
 // to the right neighbour, each prepended to every local segment.
 void paper_segments(Analysis *a, Shape *x, Site *site) {

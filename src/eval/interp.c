@@ -265,6 +265,29 @@ static Value reverse_values(Interp *in, Value v) {
   return r;
 }
 
+// dh f g v: the butterfly of Gorlatch's distributable homomorphism, by
+// its definition: dh of a one-element vector is itself; of u ++ w (halves),
+// [f u'0 w'0, ..., f u'k w'k] ++ [g u'0 w'0, ..., g u'k w'k] with u' = dh u and
+// w' = dh w. Unfolded: stages of distance d = 1, 2, 4, ..., each element i
+// without bit d combined with i + d (docs/language.md).
+static Value dh_values(Interp *in, Value f, Value g, Value v, Pos site) {
+  int64_t n = v.vec->len;
+  if (n <= 0 || (n & (n - 1)))
+    error_at(site, "dh of a vector of length %lld, which is not a power of two", (long long)n);
+  Value r = v;
+  for (int64_t d = 1; d < n; d *= 2) {
+    Value t = value_vec(in->arena, n);
+    for (int64_t i = 0; i < n; i++) {
+      if (i & d) continue;
+      Value x = r.vec->elems[i], y = r.vec->elems[i + d];
+      t.vec->elems[i] = call2(in, f, x, y);
+      t.vec->elems[i + d] = call2(in, g, x, y);
+    }
+    r = t;
+  }
+  return r;
+}
+
 static Value iota_values(Interp *in, int64_t n, Pos site) {
   if (n < 0) error_at(site, "iota of negative length %lld", (long long)n);
   Value r = value_vec(in->arena, n);
@@ -303,6 +326,7 @@ static Value run_builtin(Interp *in, Builtin b, const Value *a, Value x, Pos sit
   case B_MERGE: return merge_values(in, a[0], x);
   case B_NEIGHBOURS: return neighbours_values(in, a[0], a[1], x);
   case B_REVERSE: return reverse_values(in, x);
+  case B_DH: return dh_values(in, a[0], a[1], x, site);
   case B_C_PROD: return c_prod_values(in, a[0], a[1], x);
   case B_ITER: return iter_values(in, a[0], a[1], x.i, site);
   case B_INITS: return segments(in, x, false);

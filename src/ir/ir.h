@@ -50,6 +50,8 @@ typedef enum {
   IR_MERGE,      // merge a b: the stable merge of two sorted vectors of numbers
   IR_NEIGHBOURS, // neighbours a b c: each element of c with its left and right ones (a, b at the ends)
   IR_REVERSE,    // reverse a
+  IR_DH,         // dh (\x y -> body) g a: the butterfly of body (f) and g on a (a skeleton)
+  IR_LAMBDA,     // \x y -> body: dh's second operator, in its c (not a value)
 } IrKind;
 
 typedef struct IrVar {
@@ -80,7 +82,7 @@ struct Ir {
   IrVar *var;       // IR_VAR, IR_LET
   IrVar *x, *y;     // skeletons and iter: the function's parameters
   Ir *body;         // IR_LET, skeletons, iter: the body
-  Ir *a, *b, *c;    // operands (see IrKind)
+  Ir *a, *b, *c;    // operands (see IrKind); dh's c is its second operator
   Ir **elems;       // IR_VEC
   int nelems;       // IR_VEC
   int id;           // unique per node, for tables indexed by node
@@ -172,7 +174,8 @@ bool ir_holds_region(const Ir *e);
 // asks them where the papers' patterns are the same decisions. Block
 // bounds are ranges.h's range_lo.
 // A full application of b at top level runs as a parallel skeleton (map,
-// fold, pair_map, c_prod, prefix, inits, tails); anything else, and any
+// fold, pair_map, c_prod, prefix, inits, tails, dh, and zip and map2 which
+// are pair_map); anything else, and any
 // application inside a skeleton's function or a data if, is sequential.
 bool plan_is_skeleton(Builtin b);
 // b may take its vector argument distributed as the previous skeleton left
@@ -270,6 +273,9 @@ typedef enum {
   STEP_COMBINE,   // what stage `stage` received combined: a fold's partials, a prefix's totals
   STEP_SEGMENTS,  // inits or tails of stage `stage`: the segments, from the block and the parts received
   STEP_GATHER,    // the result's blocks to process 0 or to every process (xch), then a barrier
+  STEP_BUTTERFLY, // dh of stage `stage` on the stored block: its local stages, then its rounds
+                  // (XCH_BUTTERFLY) or, where the blocks do not align, gathered to process 0
+                  // and scattered back (ranges.h, range_butterfly)
 } StepKind;
 
 // Where a pass's first stage reads its elements.

@@ -248,7 +248,7 @@ static Ir *skeleton(Lowerer *L, IrKind kind, Cv *f, Ir *a, Ir *b, Pos site) {
   Type *ta = a->ty->a, *tb = b ? b->ty->a : NULL;
   switch (kind) {
   case IR_MAP: e->x = new_var(L, "x", ta); break;
-  case IR_FOLD: case IR_PREFIX: e->x = new_var(L, "x", ta); e->y = new_var(L, "y", ta); break;
+  case IR_FOLD: case IR_PREFIX: case IR_DH: e->x = new_var(L, "x", ta); e->y = new_var(L, "y", ta); break;
   case IR_PAIR_MAP: e->x = new_var(L, "x", ta); e->y = new_var(L, "y", tb); break;
   case IR_C_PROD: e->x = new_var(L, "x", ta); e->y = new_var(L, "y", tb); break;
   default: e->x = new_var(L, "x", a->ty); break;  // IR_ITER
@@ -318,6 +318,14 @@ static Cv *builtin(Lowerer *L, Builtin bi, Cv **args, Pos site) {
     return code(L, n);
   }
   case B_REVERSE: return code(L, unary(L, IR_REVERSE, x->ty, x, site));
+  case B_DH: {  // f as the skeleton's body, g as a function of its own
+    Ir *e = skeleton(L, IR_DH, args[0], x, NULL, site), *g = new_ir(L, IR_LAMBDA, e->ty->a, site);
+    g->x = new_var(L, "x", e->ty->a);
+    g->y = new_var(L, "y", e->ty->a);
+    g->body = lower_body(L, args[1], g->x, g->y);
+    e->c = g;
+    return code(L, e);
+  }
   case B_C_PROD: return code(L, skeleton(L, IR_C_PROD, args[0], as_code(L, args[1], site), x, site));
   case B_ITER: {
     Ir *e = skeleton(L, IR_ITER, args[0], as_code(L, args[1], site), NULL, site);
@@ -695,7 +703,7 @@ static const char *const kind_names[] = {
     "int", "float", "bool", "param", "input", "var", "let", "if", "ifs", "binop", "unop",
     "pair", "fst", "snd", "vec", "length", "entry", "hd", "tl", "inits", "tails", "redconcat",
     "dummyvec", "map", "fold", "prefix", "pair_map", "c_prod", "iter", "iota", "split", "merge",
-    "neighbours", "reverse"};
+    "neighbours", "reverse", "dh", "lambda"};
 
 static void print_ir(FILE *out, IrProgram *ir, Ir *e, int indent) {
   fprintf(out, "%*s(%s", indent, "", kind_names[e->kind]);

@@ -35,6 +35,7 @@ bool plan_is_skeleton(Builtin b) {
   switch (b) {
   case B_MAP: case B_FOLD: case B_PAIR_MAP: case B_C_PROD: case B_PREFIX: case B_INITS: case B_TAILS: return true;
   case B_ZIP: case B_MAP2: return true;  // pair_map's (lower.c)
+  case B_DH: return true;
   default: return false;
   }
 }
@@ -48,7 +49,7 @@ Builtin ir_builtin(IrKind k) {
     IrKind kind;
     Builtin b;
   } kinds[] = {{IR_MAP, B_MAP},       {IR_FOLD, B_FOLD},   {IR_PREFIX, B_PREFIX}, {IR_PAIR_MAP, B_PAIR_MAP},
-               {IR_C_PROD, B_C_PROD}, {IR_INITS, B_INITS}, {IR_TAILS, B_TAILS}};
+               {IR_C_PROD, B_C_PROD}, {IR_INITS, B_INITS}, {IR_TAILS, B_TAILS}, {IR_DH, B_DH}};
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
     if (kinds[i].kind == k) return kinds[i].b;
   return B_COUNT_;
@@ -347,8 +348,10 @@ bool plan_sent_in_place(Type *t) {
 }
 
 static bool works_past_barrier(const Region *r) {
-  for (int s = 0; s < r->nstages; s++)
-    if (r->stages[s]->kind == IR_PREFIX || r->stages[s]->kind == IR_INITS || r->stages[s]->kind == IR_TAILS) return true;
+  for (int s = 0; s < r->nstages; s++) {
+    IrKind k = r->stages[s]->kind;
+    if (k == IR_PREFIX || k == IR_INITS || k == IR_TAILS || k == IR_DH) return true;
+  }
   return false;
 }
 
@@ -388,6 +391,7 @@ static void find_captured(Planner *P, Region *g) {
     if (e->x) P->bound[e->x->id] = true;  // inits and tails have no function
     if (e->y) P->bound[e->y->id] = true;
     ir_visit(e->body, capture, P);
+    if (e->kind == IR_DH) ir_visit(e->c, capture, P);  // its second operator (binding its own x, y)
   }
 }
 

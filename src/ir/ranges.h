@@ -33,6 +33,8 @@ typedef enum {
                    * combination of the blocks it holds, if any, 2^round processes down */
   XCH_TOTALS,     /* prefix: every process with elements sends its block total to every higher one
                    * with elements */
+  XCH_BUTTERFLY,  /* dh, one round: every process sends its block to the one whose number differs
+                   * from its own in bit `round` (range_butterfly holds) */
   XCH_COUNT
 } Exchange;
 
@@ -54,6 +56,15 @@ static inline int range_tree_rounds(int p) {
   int r = 0;
   while (((int64_t)1 << r) < p) r++;
   return r;
+}
+
+/* Does dh run as a butterfly on the blocks of n elements over p processes
+ * (p a power of two and every block of the same power-of-two length, so
+ * that the element an element is combined with in a round lies at the same
+ * place in the partner's block)? Else the blocks are gathered to process 0,
+ * which runs dh alone, and scattered back. */
+static inline bool range_butterfly(int64_t n, int p) {
+  return (p & (p - 1)) == 0 && n >= p && (n & (n - 1)) == 0;
 }
 
 /* What process `from` sends process `to` under pattern x (round: XCH_TREE's):
@@ -84,6 +95,7 @@ static inline void range_exchange(Exchange x, int64_t n, int p, int from, int to
     return;
   }
   case XCH_TOTALS: if (has && to > from && to_has) *hi = 1; return;
+  case XCH_BUTTERFLY: if (range_butterfly(n, p) && to == (from ^ (1 << round))) *lo = from_lo, *hi = from_hi; return;
   default: return;
   }
 }

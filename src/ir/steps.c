@@ -60,6 +60,14 @@ static void segments_stage(Builder *b, int s) {
   restart(b, s);
 }
 
+// dh: the elements stored (unless they are already), then its butterfly
+// on them; the stages after it read its result.
+static void dh_stage(Builder *b, int s) {
+  if (b->from < s || b->src == SRC_OFFSET) pass(b, s - 1, SINK_STORE);
+  push(b, (Step){.kind = STEP_BUTTERFLY, .to = s, .xch = XCH_BUTTERFLY});
+  restart(b, s);
+}
+
 static void fold_stage(Builder *b, int s) {
   pass(b, s, SINK_FOLD);
   if (b->c->alone) return;
@@ -80,6 +88,7 @@ RegionSteps plan_region_steps(IrProgram *ir, const Region *r, const RegionChoice
       restart(&b, s);
       break;
     case IR_INITS: case IR_TAILS: segments_stage(&b, s); break;
+    case IR_DH: dh_stage(&b, s); break;
     case IR_FOLD: fold_stage(&b, s); break;
     default: break;  // map, pair_map: made inside the pass that reads them
     }

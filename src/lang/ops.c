@@ -24,7 +24,7 @@ const char *builtin_name(Builtin b) {
       [B_SND] = "snd",       [B_DUMMYVEC] = "dummyvec", [B_FLOAT] = "float",
       [B_IOTA] = "iota",     [B_ZIP] = "zip",         [B_MAP2] = "map2",
       [B_SPLIT] = "split",   [B_MERGE] = "merge",     [B_NEIGHBOURS] = "neighbours",
-      [B_REVERSE] = "reverse",
+      [B_REVERSE] = "reverse", [B_DH] = "dh",
   };
   return names[b];
 }
@@ -34,7 +34,7 @@ int builtin_arity(Builtin b) {
   case B_MAP: case B_FOLD: case B_PREFIX: case B_PAIR_MAP: case B_ENTRY: case B_PAIR:
   case B_ZIP: case B_SPLIT: case B_MERGE:
     return 2;
-  case B_C_PROD: case B_ITER: case B_MAP2: case B_NEIGHBOURS:
+  case B_C_PROD: case B_ITER: case B_MAP2: case B_NEIGHBOURS: case B_DH:
     return 3;
   default:
     return 1;

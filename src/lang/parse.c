@@ -532,6 +532,7 @@ static const struct {
     {"dummyvec", B_DUMMYVEC}, {"float", B_FLOAT},   {"iota", B_IOTA},
     {"zip", B_ZIP},         {"map2", B_MAP2},     {"split", B_SPLIT},
     {"merge", B_MERGE},     {"neighbours", B_NEIGHBOURS}, {"reverse", B_REVERSE},
+    {"dh", B_DH},
 };
 
 static Decl *find_global(Program *prog, const char *name) {

@@ -123,6 +123,11 @@ static BtVal *fixpoint(Checker *c, BtVal *r, BtVal *(*step)(Checker *, BtVal *, 
 static BtVal *fold_step(Checker *c, BtVal *op, BtVal *r, Pos pos) { return apply2(c, op, r, r, pos); }
 static BtVal *iter_step(Checker *c, BtVal *f, BtVal *r, Pos pos) { return apply(c, f, r, pos); }
 
+// dh's two operators, f a pair of them (a BT_PAIR of functions).
+static BtVal *dh_step(Checker *c, BtVal *f, BtVal *r, Pos pos) {
+  return join(c, apply2(c, f->a, r, r, pos), apply2(c, f->b, r, r, pos));
+}
+
 static void require_size(BtVal *v, Pos pos, const char *what) {
   if (!is_static(v))
     error_at(pos, "%s must be a size (sz: a literal, parameter or length, known before "
@@ -169,6 +174,7 @@ static BtVal *run_builtin(Checker *c, BtVal *f) {
     return new_val(c, BT_VEC, new_val(c, BT_PAIR, e, new_val(c, BT_PAIR, e, e)), NULL);
   }
   case B_REVERSE: return a[0];
+  case B_DH: return new_val(c, BT_VEC, fixpoint(c, part(a[2], 0), dh_step, new_val(c, BT_PAIR, a[0], a[1]), pos[0]), NULL);
   case B_IOTA:  // its elements are data: [0, ..., n-1] would be n shapes
     require_size(a[0], pos[0], "the length given to 'iota'");
     return new_val(c, BT_VEC, DATA, NULL);

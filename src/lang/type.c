@@ -346,6 +346,10 @@ static Type *builtin_type(Infer *in, Builtin b) {
   }
   case B_NEIGHBOURS: return fun(in, a, fun(in, a, fun(in, vec(in, a), vec(in, pair(in, a, pair(in, a, a))))));
   case B_REVERSE: return fun(in, vec(in, a), vec(in, a));
+  case B_DH: {
+    Type *op = fun(in, a, fun(in, a, a));
+    return fun(in, op, fun(in, fun(in, a, fun(in, a, a)), fun(in, vec(in, a), vec(in, a))));
+  }
   case B_IOTA: return fun(in, &int_type, vec(in, &int_type));
   case B_COUNT_: break;
   }

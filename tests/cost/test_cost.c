@@ -227,6 +227,13 @@ static const Hand hands[] = {
     {"main = merge x y", "n=10 m=3", 4, 13, 0, 0, 13, 0, 0},
     {"main = length (split 3 x) + length (reverse x)", "n=10 m=3", 4, 1, 0, 0, 1, 0, 0},
     {"main = map (\\(a, (b, c)) -> a + b + c) (neighbours 0 0 x)", "n=10 m=3", 4, 6, 32, 2, 5, 30, 2},
+    // dh on 8 elements: at p = 4 one local stage of one pair on each block
+    // of 2, then two rounds of 2 words and 2 applications; at p = 3 the
+    // exact model gathers the blocks to process 0, which runs the 3 stages
+    // of 4 pairs, and scatters the result (the paper model, as the SGL
+    // paper, assumes a power of two: its real blocks of 8/3).
+    {"main = dh (+) (-) x", "n=8 m=3", 4, 6, 16, 4, 6, 16, 4},
+    {"main = dh (+) (-) x", "n=8 m=3", 3, 24, 24, 4, 8, 16, 4},
     // Skeletons inside a skeleton's function, sequential on each row.
     {"main = map (\\r -> prefix (+) r) M", "n=10 m=3", 4, 6, 48, 2, 5, 45, 2},
     {"main = map (\\r -> c_prod (\\a b -> a + b) r r) M", "n=2 m=3", 2, 9, 15, 2, 9, 12, 2},

@@ -46,6 +46,16 @@ for p in 1 2 3 4 5 6 7 8; do
   examples paper "$p" 1 5 12
   examples best "$p" 1 5 12
 done
+# dh at lengths that are powers of two: the butterfly where p is one too
+# and at most n, the blocks gathered and scattered back elsewhere.
+for p in 1 2 3 4 5 8; do
+  for plan in paper best; do
+    for n in 4 16; do case_ "$root/tests/run/exact-dh.vec" "$plan" "$p" false n="$n"; done
+  done
+done
+for setting in fold=tree inputs=block regions=sequential; do
+  for p in 2 3; do case_ "$root/tests/run/exact-dh.vec" "best,$setting" "$p" false n=8; done
+done
 for setting in fold=gather fold=tree fold=allreduce prefix=store prefix=recompute regions=parallel \
     regions=sequential inputs=root inputs=all inputs=block lanes=1 lanes=4; do
   for p in 2 3; do examples "best,$setting" "$p" 5 12; done
