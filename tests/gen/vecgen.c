@@ -16,7 +16,7 @@
 // fold or take hd of a possibly empty vector, where eval and run must fault
 // alike. The first comment line of a program says which it is. The
 // builtins added since the papers appear too (zip, map2, iota, float,
-// split, merge and fold merge, neighbours, reverse), with pair patterns in
+// split, merge and fold merge, neighbours, reverse, dh), with pair patterns in
 // lambdas and integer literals where floats are asked for.
 //
 // The program is tiny and exits after printing: nothing is freed.
@@ -916,6 +916,18 @@ static Expr p_merge(const Type *want, int budget) {
   return least < want->minlen ? NONE : make(text("merge %s %s", wrap(a), wrap(b)), vec_of(want->a, LEN_OTHER, 0, least), false);
 }
 
+// dh f g v, v a literal of 1, 2 or 4 scalars (a power of two: any other
+// length faults); f and g need not be associative, as every process
+// applies them as the definition does.
+static Expr p_dh(const Type *want, int budget) {
+  int k = want->len == LEN_LIT ? want->lit : want->len == LEN_ANY ? 1 << roll(3) : 0;
+  if (!skeleton_allowed() || !is_scalar(want->a) || !k || (k & (k - 1)) || k < want->minlen) return NONE;
+  const Type *e = want->a;
+  Expr v = vector_literal(vec_of(e, LEN_LIT, k, k), k, budget);
+  Expr f = gen_fun2(e, e, e, budget, true), g2 = gen_fun2(e, e, e, budget, true);
+  return make(text("dh %s %s %s", wrap(f), wrap(g2), v.text), vec_of(e, LEN_LIT, k, k), false);
+}
+
 enum { ANY = 31, INT = 1 << K_INT, FLT = 1 << K_FLOAT, BOOL = 1 << K_BOOL, PAIR = 1 << K_PAIR, VEC = 1 << K_VEC };
 
 typedef struct {
@@ -934,6 +946,7 @@ static const Rule rules[] = {
     {p_tl, 1, VEC},       {p_list, 1, VEC},        {p_dummyvec, 1, VEC},
     {p_zip, 2, VEC},      {p_map2, 2, VEC},        {p_iota, 1, VEC},       {p_reverse, 1, VEC},
     {p_float, 1, FLT},    {p_neighbours, 2, VEC},  {p_split, 1, VEC},      {p_merge, 1, VEC},
+    {p_dh, 1, VEC},
 };
 enum { NRULES = sizeof rules / sizeof rules[0] };
 
