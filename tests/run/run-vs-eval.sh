@@ -2,7 +2,8 @@
 # run-vs-eval.sh VECBSP BACKEND "P..." [--examples] [--builtins] [--cases] [--random]:
 # vecbsp run prints exactly what vecbsp eval prints, at every P, under every
 # plan in $PLANS (--plan; default: best).
-#   --builtins  every examples/builtins/*.vec with its own arguments
+#   --builtins  every examples/builtins/*.vec with its own arguments, but for
+#               those named in $SKIP_BUILTINS (basenames)
 #   --cases     every tests/cases/*.vec that expects a value, likewise
 #   --examples  examples/*.vec at sizes not divisible by P, P > n, and two
 #               large enough to fill more than the arena's first chunk
@@ -33,6 +34,7 @@ for what in "$@"; do
       files=("$root"/examples/builtins/*.vec)
       [ "$what" = --cases ] && mapfile -t files < <(grep -L '^# error' "$root"/tests/cases/*.vec)
       for f in "${files[@]}"; do
+        case " ${SKIP_BUILTINS:-} " in *" $(basename "$f" .vec) "*) continue ;; esac
         # shellcheck disable=SC2046
         check "$f" $(sed -n 's/^# args: //p' "$f" | sed "s|\$DIR|$(dirname "$f")|g")
       done ;;
