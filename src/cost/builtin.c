@@ -348,6 +348,14 @@ static Num concat_cost(Analysis *a, Sz n) {
 // The skeletons.
 //
 
+// split, reverse, neighbours and dh rearrange elements one by one: in a
+// closed-form analysis, of a regular vector only.
+static void regular_in_closed_form(Analysis *a, Shape *v, Site *site) {
+  if (a->pc && shape_is_irregular(v))
+    error_at(site->pos, "--symbolic: '%s' of a vector whose elements differ in shape has no closed form (give "
+                        "the parameters with -D)", builtin_name(site->b));
+}
+
 //
 // dh: the butterfly of f and g (docs/cost-model.md, "dh").
 //
@@ -391,6 +399,7 @@ static Shape *dh_steps(Analysis *a, Shape *f, Shape *g, Shape *x, Num *cost, Sit
 
 static Res dh_skeleton(Analysis *a, Shape *fn, Shape *x, Site *dist, EvalMode m, Site *site) {
   Shape *f = fn->elems[0], *g = fn->elems[1];
+  regular_in_closed_form(a, x, site);
   if (x->n.sym)
     error_at(site->pos, "--symbolic: 'dh' runs log2 of its argument's length stages, which has no closed form "
                         "(give the parameters with -D)");
@@ -588,6 +597,7 @@ static Shape *iota_shape(Analysis *a, Shape *n, Site *site) {
 }
 
 static Shape *split_shape(Analysis *a, Shape *k, Shape *v, Site *site) {
+  regular_in_closed_form(a, v, site);
   Sz len = require_size(a, k, site->pos, "the length of the sublists of 'split'");
   if (len.sym || v->n.sym)
     error_at(site->pos, "--symbolic: 'split' makes as many sublists as its argument's length over k, which has "
@@ -634,13 +644,17 @@ static Shape *sequential(Analysis *a, Shape *f, Shape *x, Num *c, Site *site) {
   }
   case B_MERGE: return merge_shape(a, f->elems[0], x, c, site);
   case B_NEIGHBOURS:
+    regular_in_closed_form(a, x, site);
     if (x->n.sym && !(shape_erase(&a->sh, f->elems[0]) == shape_erase(&a->sh, x->a) &&
                       shape_erase(&a->sh, f->elems[1]) == shape_erase(&a->sh, x->a)))
       error_at(site->pos, "--symbolic: the ends given to 'neighbours' differ in shape from its elements, which has "
                           "no closed form (give the parameters with -D)");
     *c = num_mul(a->pc, num_of(2 * k->pair), num_sz(x->n));  // two pairs for each element
     return shape_neighbours(&a->sh, f->elems[0], f->elems[1], x);
-  case B_REVERSE: *c = concat_cost(a, x->n); return shape_reverse(&a->sh, x);
+  case B_REVERSE:
+    regular_in_closed_form(a, x, site);
+    *c = concat_cost(a, x->n);
+    return shape_reverse(&a->sh, x);
   default: error_at(site->pos, "internal error: '%s' is not sequential", builtin_name(site->b));
   }
 }
