@@ -519,7 +519,10 @@ static Type *infer_node(Infer *in, Node *n) {
                   n->op == OP_NOT ? "the operand of 'not'" : "the operand of '-'");
     return a;
   }
-  case N_PAIR: return pair(in, infer(in, n->lhs), infer(in, n->rhs));
+  case N_PAIR: {  // left to right, as everything is read: C leaves the order of arguments open
+    Type *a = infer(in, n->lhs);
+    return pair(in, a, infer(in, n->rhs));
+  }
   case N_VEC: return infer_vec(in, n);
   }
   return NULL;
