@@ -539,13 +539,15 @@ const char *cg_copy(Cg *g, Type *t, const char *v) {
   return r;
 }
 
-void cg_dh_stages(Cg *g, Ir *e, const char *v) {
-  const char *d = temp(g), *j = temp(g), *i = temp(g);
+// The stages of distance d in [from, to) on the elements [lo, lo + len) of
+// v: each pair (i, i + d), i without bit d, becomes (f vi vi+d, g vi vi+d).
+static void dh_pass(Cg *g, Ir *e, const char *v, const char *from, const char *to, const char *lo, const char *len) {
+  const char *d = temp(g), *base = temp(g), *i = temp(g);
   Type *t = e->ty->a;
-  open_block(g, "for (int64_t %s = 1; %s < %s.len; %s *= 2)", d, d, v, d);
-  bool counted_f = count_static(g, e->body, fmt(g, "%s.len / 2", v)), counted_g = count_static(g, e->c->body, fmt(g, "%s.len / 2", v));
-  open_block(g, "for (int64_t %s = 0; %s < %s.len / 2; %s++)", j, j, v, j);
-  emit(g, "int64_t %s = %s / %s * 2 * %s + %s %% %s; /* the pair (i, i + d), i without bit d */", i, j, d, d, j, d);
+  open_block(g, "for (int64_t %s = %s; %s < %s; %s *= 2)", d, from, d, to, d);
+  bool counted_f = count_static(g, e->body, fmt(g, "%s / 2", len)), counted_g = count_static(g, e->c->body, fmt(g, "%s / 2", len));
+  open_block(g, "for (int64_t %s = %s; %s < %s + %s; %s += 2 * %s)", base, lo, base, lo, len, base, d);
+  open_block(g, "for (int64_t %s = %s; %s < %s + %s; %s++)", i, base, i, base, d, i);
   const char *x = define_temp(g, t, fmt(g, "%s.at[%s]", v, i)), *y = define_temp(g, t, fmt(g, "%s.at[%s + %s]", v, i, d));
   const char *lower = define_temp(g, t, apply_counted(g, e, counted_f, x, y));  // f, the body
   const char *upper = define_temp(g, t, apply_counted(g, e->c, counted_g, x, y));  // g, its second operator
@@ -553,6 +555,23 @@ void cg_dh_stages(Cg *g, Ir *e, const char *v) {
   emit(g, "%s.at[%s + %s] = %s;", v, i, d, upper);
   close_block(g);
   close_block(g);
+  close_block(g);
+}
+
+// The stages below DH_CHUNK elements only mix elements within aligned runs
+// of that many: each run goes through them while it is in the cache, then
+// the longer stages pass over the whole. The same applications, counted the
+// same; a pass over memory per stage only for the stages past the chunk
+// (docs/compiler.md, "dh").
+enum { DH_CHUNK = 8192 };
+
+void cg_dh_stages(Cg *g, Ir *e, const char *v) {
+  const char *chunk = temp(g), *lo = temp(g);
+  emit(g, "int64_t %s = %s.len < %d ? %s.len : %d;", chunk, v, DH_CHUNK, v, DH_CHUNK);
+  open_block(g, "for (int64_t %s = 0; %s < %s.len; %s += %s)", lo, lo, v, lo, chunk);
+  dh_pass(g, e, v, "1", chunk, lo, chunk);
+  close_block(g);
+  dh_pass(g, e, v, chunk, fmt(g, "%s.len", v), "0", fmt(g, "%s.len", v));
 }
 
 // dh f g v on one process: checked, copied, its stages.
