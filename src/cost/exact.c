@@ -728,8 +728,9 @@ static void collective(Ex *x, Exchange xch, int round, double words) {
 }
 
 static ExactCollective *copy_collectives(Ex *x) {
-  ExactCollective *c = arena_calloc(x->sh.arena, (size_t)x->ncoll + 1, sizeof *c);
-  if (x->ncoll) memcpy(c, x->coll, (size_t)x->ncoll * sizeof *c);
+  if (!x->ncoll) return NULL;
+  ExactCollective *c = arena_calloc(x->sh.arena, (size_t)x->ncoll, sizeof *c);
+  memcpy(c, x->coll, (size_t)x->ncoll * sizeof *c);
   return c;
 }
 
@@ -1130,9 +1131,10 @@ static void run_exchange(Ex *x, Run *u, const Step *s) {
   case XCH_INITS: case XCH_TAILS: {
     Shape *all = NULL;  // the whole argument, to slice the parts sent
     Shape **parts = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *parts);
-    double words = 0;
-    for (int k = 0; k < x->p; k++) parts[k] = u->blk[k], words += shape_message_words(&x->sh, u->blk[k], 0, len(u->blk[k]));
+    for (int k = 0; k < x->p; k++) parts[k] = u->blk[k];
     (void)all;
+    double words = 0;
+    for (int k = 0; k < x->p; k++) words += shape_message_words(&x->sh, parts[k], 0, len(parts[k]));
     collective(x, s->xch, 0, words);
     for (int from = 0; from < x->p; from++)
       for (int to = 0; to < x->p; to++) {
