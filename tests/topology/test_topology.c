@@ -330,14 +330,19 @@ static Sim broadcast_schedule(const Net *n, double B) {
 }
 
 // The broadcast's time: on the linear array, with the best number of
-// packets (all tried).
+// packets (tried from one up, until the time has grown three times in a
+// row: it falls, then rises).
 static double broadcast_time(const Net *n, double B) {
   if (n->t.kind != TOPO_LINEAR) {
     Sim s = broadcast_schedule(n, B);
     return simulate(&s);
   }
   double best = INFINITY;
-  for (int r = 1; r <= 60 && r <= B; r++) best = fmin(best, linear_broadcast_in(n, B, r));
+  for (int r = 1, worse = 0; r <= B && worse < 3; r++) {
+    double t = linear_broadcast_in(n, B, r);
+    worse = t < best ? 0 : worse + 1;
+    best = fmin(best, t);
+  }
   return best;
 }
 
