@@ -153,7 +153,7 @@ static void print_configurations(Arena *a, const Machine *m, json_t *rows) {
   size_t i;
   json_t *row;
   json_array_foreach(rows, i, row)
-    printf("%8d %14.6g\n", (int)json_integer_value(json_object_get(row, "p")), json_number_value(json_object_get(row, "seconds")));
+    printf("%8d %14.4g\n", (int)json_integer_value(json_object_get(row, "p")), json_number_value(json_object_get(row, "seconds")));
   printf("fastest: p = %d\n\n", m->p);
 }
 

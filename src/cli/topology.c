@@ -2,7 +2,8 @@
 // [--json]`: the thesis's costs on one topology machine (docs/topology.md),
 // to check its formulas line by line: the four communication routines for a
 // message of B bytes, and map, s_fold and s_scan of N elements already
-// distributed, each application of the function costing 1 (C_f = 1).
+// distributed, each application of the function costing 1 (C_f = 1); the
+// table to 4 significant digits, --json in full.
 #include "cli/cli.h"
 #include "cost/cost.h"
 
@@ -39,9 +40,9 @@ static void print_text(Arena *a, const Topology *t, double bytes, double element
   printf("%s: K0 = %g, K1 = %g, %g bytes per element\n", topology_describe(a, t), t->K0, t->K1, t->element_bytes);
   printf("a message of %g bytes:\n", bytes);
   const char *shown[] = {"broadcast", "scatter", "gather", "total exchange"};
-  for (int i = 0; i < 4; i++) printf("  %-16s %.10g\n", shown[i], c[i]);
+  for (int i = 0; i < 4; i++) printf("  %-16s %s\n", shown[i], cost_figure(c[i]).text);
   printf("%g elements already distributed, C_f = 1:\n", elements);
-  for (int i = 4; i < COSTS; i++) printf("  %-16s %.10g\n", cost_names[i], c[i]);
+  for (int i = 4; i < COSTS; i++) printf("  %-16s %s\n", cost_names[i], cost_figure(c[i]).text);
 }
 
 int cmd_topology(int argc, char **argv) {
