@@ -101,7 +101,8 @@ typedef struct ExactCounts {
 typedef struct ExactCollective {
   Exchange xch;  // the pattern (ranges.h)
   int round;     // XCH_TREE's round
-  double words;  // XCH_BCAST: the value; XCH_TREE: its largest message; the others: every process's part
+  double words;  // XCH_BCAST: the value; XCH_TREE, XCH_BUTTERFLY: the round's largest message; the others:
+                 // every process's part
 } ExactCollective;
 
 typedef struct ExactStep {

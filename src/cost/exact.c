@@ -1282,9 +1282,14 @@ static void run_butterfly(Ex *x, Run *u, const Step *s) {
   }
   Shape **before = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *before);
   for (int round = 0; (1 << round) < x->p; round++) {
+    double largest = 0;
     for (int k = 0; k < x->p; k++)
-      if (range_sends(XCH_BUTTERFLY, u->n, x->p, k, k ^ (1 << round), round))
+      if (range_sends(XCH_BUTTERFLY, u->n, x->p, k, k ^ (1 << round), round)) {
         block_message(x, k, k ^ (1 << round), t, u->blk[k], ir_word_flat(t->a));
+        double words = shape_message_words(&x->sh, u->blk[k], 0, len(u->blk[k]));
+        if (words > largest) largest = words;
+      }
+    collective(x, XCH_BUTTERFLY, round, largest);
     stage_barrier(x, dh, arena_printf(x->sh.arena, "round %d", round + 1));
     memcpy(before, u->blk, (size_t)x->p * sizeof *before);
     for (int k = 0; k < x->p; k++) {

@@ -138,8 +138,8 @@ double topo_get_neigh(const Topology *t, double n, double ce) {
 //
 
 // The seconds of one exchange of a superstep: the thesis's routine for its
-// pattern, or for a round of a fold's tree, every pair's message over its
-// path (the pairs' paths taken to share no link).
+// pattern, or for a round of a fold's tree or of dh's butterfly, every
+// pair's messages over their paths (the pairs' paths taken to share no link).
 static double exchange_seconds(const Topology *t, const ExactCollective *c, int p) {
   double bytes = c->words * t->element_bytes;
   switch (c->xch) {
@@ -153,6 +153,14 @@ static double exchange_seconds(const Topology *t, const ExactCollective *c, int 
       if (h > hops) hops = h;
     }
     return hops * topology_transfer(t, bytes);
+  }
+  case XCH_BUTTERFLY: {  // partners swap their blocks, one way then the other (one port)
+    int hops = 0;
+    for (int k = 0; k < p; k++) {
+      int h = topology_hops(t, k, k ^ (1 << c->round));
+      if (h > hops) hops = h;
+    }
+    return 2 * hops * topology_transfer(t, bytes);
   }
   default: return topology_total_exchange(t, bytes);  // every process's part to every other (or to the higher ones)
   }

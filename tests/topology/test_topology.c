@@ -832,7 +832,7 @@ static void check_configurations(void) {
 //
 // A plan's supersteps on a topology machine: the exchanges of each of the
 // plan's patterns, by the routines above (whose formulas are checked), for
-// a vector of 8 ints at p = 4.
+// a vector of 8 ints at p = 4 (dh: blocks of 2).
 //
 
 static double plan_seconds(Machine *m, const char *text, const char *spec, double *work) {
@@ -852,6 +852,7 @@ static void check_plans(void) {
   cube.p = 4, cube.d = 2, line.p = 4, tree.p = 4, tree.s = 3, tree.d = 1;
   Topology *machines[] = {&cube, &line, &tree};
   double tree_hops[] = {2, 3, 3};  // rounds of a fold's tree at p = 4: 1->0 and 3->2, then 2->0
+  double butterfly_hops[] = {2, 3, 4};  // rounds of dh at p = 4: partners 1 apart, then 2 apart (each way)
   const char *fold = "param n\ninput x : [n]int\nmain = fold (+) x\n";
   for (int i = 0; i < 3; i++) {
     Topology *t = machines[i];
@@ -867,6 +868,9 @@ static void check_plans(void) {
     CHECK(close_to(got, work + topology_total_exchange(t, 4 * e)), "prefix's totals on the %s", topology_kind_name(t->kind));
     got = plan_seconds(&m, "param n\ninput x : [n]int\nmain = map (fold (+)) (inits x)\n", "best,regions=parallel,inputs=block,result=block", &work);
     CHECK(close_to(got, work + topology_total_exchange(t, 8 * e)), "inits's blocks on the %s: %g", topology_kind_name(t->kind), got);
+    got = plan_seconds(&m, "param n\ninput x : [n]int\nmain = dh (+) (-) x\n", "best,regions=parallel,inputs=block,result=block", &work);
+    CHECK(close_to(got, work + 2 * butterfly_hops[i] * topology_transfer(t, 2 * e)), "dh's rounds on the %s: %g",
+          topology_kind_name(t->kind), got);
     got = plan_seconds(&m, "param n\ninput x : [n]int\nmain = map (\\y -> y + 1) x\n", "best,regions=parallel,inputs=block,result=root", &work);
     CHECK(close_to(got, work + topology_gather(t, 8 * e)), "the result gathered on the %s", topology_kind_name(t->kind));
   }
