@@ -134,3 +134,6 @@ time departs from the straight line through its end points by at most
 ${mss5}%: the conclusion $(verdict "$(awk -v d="$mss5" 'BEGIN { print (d < 1) }')").
 EOF
 echo "paper-figures.sh: wrote $out/README.md and $(ls "$out"/*.svg | wc -l) figures"
+
+# Rangaswami's experiments on the thesis's hypercube (docs/topology.md).
+"$root/scripts/topology-figures.py" "$build"

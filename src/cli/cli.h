@@ -42,6 +42,8 @@ typedef struct Options {
   const char *plan;        // --plan paper|best[,SETTING...] (NULL: best)
   const char *effort;      // --quick or --long (probe), NULL for the default
   const char *refit;       // --refit FILE.json (probe): refit its recorded calibration runs
+  double bytes;            // --bytes B (topology; < 0: not given)
+  double elements;         // --elements N (topology; < 0: not given)
 } Options;
 
 //
@@ -53,7 +55,7 @@ typedef struct Options {
 enum {
   CMD_CHECK = 1 << 0, CMD_EVAL = 1 << 1, CMD_COST = 1 << 2, CMD_SWEEP = 1 << 3, CMD_DERIVE = 1 << 4,
   CMD_COMPARE = 1 << 5, CMD_RUN = 1 << 6, CMD_COMPILE = 1 << 7, CMD_PLAN = 1 << 8, CMD_PROBE = 1 << 9,
-  CMD_ALL = (1 << 10) - 1
+  CMD_TOPOLOGY = 1 << 10, CMD_ALL = (1 << 11) - 1
 };
 
 typedef struct CliCommand {
@@ -68,7 +70,7 @@ typedef enum FlagId {
   FLAG_DEFINE, FLAG_INPUT, FLAG_RANDOM, FLAG_PROCS, FLAG_MACHINE, FLAG_G, FLAG_L, FLAG_S, FLAG_MODEL,
   FLAG_SYMBOLIC, FLAG_PLAN, FLAG_VARY, FLAG_MEASURE, FLAG_REPEAT, FLAG_ROUNDS, FLAG_BACKEND, FLAG_PROFILE,
   FLAG_TRACE, FLAG_STEPS, FLAG_STRICT, FLAG_QUICK, FLAG_LONG, FLAG_REFIT, FLAG_JSON, FLAG_CSV, FLAG_PLOT,
-  FLAG_OUTPUT, FLAG_HELP
+  FLAG_OUTPUT, FLAG_BYTES, FLAG_ELEMENTS, FLAG_HELP
 } FlagId;
 enum { FLAG_COUNT = FLAG_HELP + 1 };
 
@@ -320,5 +322,6 @@ int cmd_run(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_topology(int argc, char **argv);
 
 #endif

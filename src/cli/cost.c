@@ -226,19 +226,24 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
     }
   }
   if (r->plan) json_object_set_new(root, "plan", json_string(r->plan->name));
+  if (m->topology) json_object_set_new(root, "topology", topology_json(m->topology));
   json_object_set_new(root, "shapes", json_integer(r->shapes));
   json_dumpf(root, out, JSON_INDENT(2));
   fputc('\n', out);
   json_decref(root);
 }
 
-static void print_header(FILE *out, const Program *prog, const CostRequest *req, const CostResult *r) {
+static void print_header(FILE *out, Arena *a, const Program *prog, const CostRequest *req, const CostResult *r) {
   const Machine *m = &r->machine;
   fprintf(out, "%s: %s model", prog->src->name, cost_model_name(r->model));
   if (!req->closed_form)
     fprintf(out, ", machine %s (p = %d, g = %s, l = %s, s = %s)", m->name, m->p, cost_figure(m->g).text,
             cost_figure(m->l).text, cost_figure(m->s).text);
   fputs("\n", out);
+  if (m->topology) {
+    Topology used = topology_fit(m->topology, m->p);
+    fprintf(out, "topology: %s\n", topology_describe(a, &used));
+  }
   if (r->plan) fprintf(out, "plan: %s\n", r->plan->name);
   bool any = false;
   for (int k = 0; k < prog->nparams; k++) any |= !(req->symbolic && req->symbolic[k]);
@@ -262,7 +267,10 @@ static void print_table(FILE *out, Arena *a, const CostResult *r) {
   fprintf(out, "cost = W + g*H + l*S = %s + %s*%s + %s*%s = %s operations (the papers' unit)\n", cost_figure(r->W).text,
           cost_figure(r->machine.g).text, cost_figure(r->H).text, cost_figure(r->machine.l).text,
           cost_figure(r->S).text, cost_figure(r->ops).text);
-  if (r->calibrated)
+  if (r->by_topology)
+    fprintf(out, "predicted time = %.4g s (each superstep's work, then its exchanges on the %s, docs/topology.md)\n",
+            r->seconds, topology_kind_name(r->machine.topology->kind));
+  else if (r->calibrated)
     fprintf(out, "predicted time = %.4g s (the machine's calibrated time of each count, docs/cost-model.md)\n",
             r->seconds);
   else
@@ -323,7 +331,7 @@ int cmd_cost(int argc, char **argv) {
   if (opt.json) {
     print_json(stdout, a, prog, &req, &r);
   } else {
-    print_header(stdout, prog, &req, &r);
+    print_header(stdout, a, prog, &req, &r);
     if (req.closed_form) print_forms(stdout, a, prog, &req, &r);
     else print_table(stdout, a, &r);
   }

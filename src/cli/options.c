@@ -41,6 +41,8 @@ const CliCommand cli_commands[] = {
      "the implementation chosen for every skeleton application, and the alternatives' predicted times"},
     {"probe", CMD_PROBE, cmd_probe, "[-p P] [--backend threads|mpi] [-o FILE.json]",
      "measure this machine's BSP parameters (s, g, l) and calibrate the exact model"},
+    {"topology", CMD_TOPOLOGY, cmd_topology, "FILE.json --bytes B --elements N [-p P]",
+     "a topology machine's communication routines and map, s_fold, s_scan, by Rangaswami's formulas"},
 };
 const int cli_ncommands = sizeof cli_commands / sizeof *cli_commands;
 
@@ -62,8 +64,8 @@ const CliFlag cli_flags[] = {
      "ignored: no data is read here (taken as run takes it)"},
     {FLAG_RANDOM, "--random", NULL, "SEED", false, CMD_COST | CMD_PLAN | CMD_COMPILE,
      "ignored: no data is read here (taken as run takes it)"},
-    {FLAG_PROCS, "-p", NULL, "P", false, CMD_EVAL | MACHINE_CMDS | CMD_PROBE,
-     "processes (default: the machine's p; run and probe: the cores)"},
+    {FLAG_PROCS, "-p", NULL, "P", false, CMD_EVAL | MACHINE_CMDS | CMD_PROBE | CMD_TOPOLOGY,
+     "processes (default: the machine's p; run and probe: the cores; topology: its configuration of P)"},
     {FLAG_MACHINE, "--machine", NULL, "NAME|FILE.json", false, MACHINE_CMDS,
      "the machine predicted and planned for (a file of vecbsp probe)"},
     {FLAG_G, "-g", NULL, "G", false, MACHINE_CMDS, "overrides the machine's g (operations per word)"},
@@ -92,13 +94,16 @@ const CliFlag cli_flags[] = {
     {FLAG_LONG, "--long", NULL, NULL, false, CMD_PROBE, "a longer, more accurate probe"},
     {FLAG_REFIT, "--refit", NULL, "FILE.json", false, CMD_PROBE,
      "refit an earlier probe's recorded runs, running nothing"},
-    {FLAG_JSON, "--json", NULL, NULL, false, CMD_EVAL | CMD_COST | CMD_SWEEP | CMD_DERIVE | CMD_COMPARE | CMD_RUN | CMD_PLAN | CMD_PROBE,
+    {FLAG_JSON, "--json", NULL, NULL, false,
+     CMD_EVAL | CMD_COST | CMD_SWEEP | CMD_DERIVE | CMD_COMPARE | CMD_RUN | CMD_PLAN | CMD_PROBE | CMD_TOPOLOGY,
      "machine-readable output on stdout, numbers in full precision"},
     {FLAG_CSV, "--csv", NULL, NULL, false, MEASURE_CMDS, "the table as CSV on stdout"},
     {FLAG_PLOT, "--plot", NULL, "OUT.svg|OUT.png|OUT.pdf", false, CMD_SWEEP | CMD_DERIVE | CMD_COMPARE,
      "draw the curves with gnuplot, in the format the extension names"},
     {FLAG_OUTPUT, "-o", "--output", "FILE", false, CMD_EVAL | CMD_RUN | CMD_COMPILE | CMD_DERIVE | CMD_PROBE,
      "the output: a .npy result (compile: C, derive: VEC-BSP, probe: JSON)"},
+    {FLAG_BYTES, "--bytes", NULL, "B", false, CMD_TOPOLOGY, "the bytes of the message broadcast, scattered, exchanged"},
+    {FLAG_ELEMENTS, "--elements", NULL, "N", false, CMD_TOPOLOGY, "the elements of the list mapped, folded, scanned"},
     {FLAG_HELP, "-h", "--help", NULL, false, CMD_ALL, "this help"},
 };
 const int cli_nflags = sizeof cli_flags / sizeof *cli_flags;
@@ -217,12 +222,20 @@ static void apply(Options *opt, const CliFlag *f, const char *name, const char *
   case FLAG_CSV: opt->csv = true; break;
   case FLAG_PLOT: opt->plot = v; break;
   case FLAG_OUTPUT: opt->output = v; break;
+  case FLAG_BYTES:
+  case FLAG_ELEMENTS: {
+    double x = parse_double(name, v);
+    if (x < 0 || x > 0x1p53) fatal("%s expects a number in [0, 2^53], got '%s'", name, v);
+    *(f->id == FLAG_BYTES ? &opt->bytes : &opt->elements) = x;
+    break;
+  }
   case FLAG_HELP: exit(cli_print_command_help(stdout, cmd));
   }
 }
 
 void cli_parse_options(int argc, char **argv, Options *opt) {
   memset(opt, 0, sizeof *opt);
+  opt->bytes = opt->elements = -1;
   const CliCommand *cmd = cli_find_command(argv[0]);
   bool given[FLAG_COUNT] = {0};
   for (int i = 1; i < argc; i++) {

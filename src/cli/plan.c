@@ -105,6 +105,7 @@ static void vary_p(Arena *a, Program *prog, const int64_t *params, const Options
   if (!opt->json) printf("%6s %14s %14s\n", "p", "seconds", "paper");
   progress_begin("plan: planning", to - from + 1);
   for (int p = from; p <= to; p++) {
+    if (m.topology && (p > m.topology->p || topology_fit(m.topology, p).p != p)) continue;  // not a configuration
     m.p = p;
     progress_step(p - from, arena_printf(a, "p = %d", p));
     PlanReport rep = cost_plan_report(prog, params, &m, opt->plan, false);
@@ -127,6 +128,35 @@ static void vary_p(Arena *a, Program *prog, const int64_t *params, const Options
   }
 }
 
+// A topology machine without -p (docs/topology.md, "Plans"): the plan for
+// each of its configurations, the fastest kept, as the thesis chooses the
+// processors too; each one's seconds into rows.
+static PlanReport fastest_configuration(Arena *a, Program *prog, const int64_t *params, const Options *opt, Machine *m,
+                                        json_t *rows) {
+  int n = topology_sizes(m->topology, NULL, 0), *sizes = arena_calloc(a, (size_t)n, sizeof *sizes);
+  topology_sizes(m->topology, sizes, n);
+  PlanReport best = {0};
+  int best_p = 1;
+  for (int i = 0; i < n; i++) {
+    m->p = sizes[i];
+    PlanReport rep = cost_plan_report(prog, params, m, opt->plan, false);
+    json_array_append_new(rows, cost_json_checked(json_pack("{s:i, s:o}", "p", sizes[i], "seconds", cost_json_number(rep.seconds))));
+    if (!i || rep.seconds < best.seconds * (1 - 1e-9)) best = rep, best_p = sizes[i];
+  }
+  m->p = best_p;
+  return best;
+}
+
+static void print_configurations(Arena *a, const Machine *m, json_t *rows) {
+  printf("%s: the best plan's predicted seconds on each configuration\n%8s %14s\n", topology_describe(a, m->topology), "p",
+         "seconds");
+  size_t i;
+  json_t *row;
+  json_array_foreach(rows, i, row)
+    printf("%8d %14.4g\n", (int)json_integer_value(json_object_get(row, "p")), json_number_value(json_object_get(row, "seconds")));
+  printf("fastest: p = %d\n\n", m->p);
+}
+
 int cmd_plan(int argc, char **argv) {
   Options opt;
   cli_parse_options(argc, argv, &opt);
@@ -141,17 +171,23 @@ int cmd_plan(int argc, char **argv) {
   } else {
     Machine m = cli_planning_machine(a, &opt);
     if (opt.p) m.p = opt.p;
+    json_t *configurations = json_array();
     progress_begin("plan: planning", 0);
-    PlanReport rep = cost_plan_report(prog, params, &m, opt.plan, false);
+    PlanReport rep = m.topology && !opt.p ? fastest_configuration(a, prog, params, &opt, &m, configurations)
+                                          : cost_plan_report(prog, params, &m, opt.plan, false);
     progress_end();
     if (opt.json) {
       json_t *root = report_json(a, prog, params, &m, &rep);
+      if (m.topology) json_object_set_new(root, "topology", topology_json(m.topology));
+      if (json_array_size(configurations)) json_object_set(root, "configurations", configurations);
       json_dumpf(root, stdout, JSON_INDENT(2));
       fputc('\n', stdout);
       json_decref(root);
     } else {
+      if (json_array_size(configurations)) print_configurations(a, &m, configurations);
       print_report(a, prog, &m, &rep);
     }
+    json_decref(configurations);
   }
   arena_free(a);
   return 0;

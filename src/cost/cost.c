@@ -142,6 +142,7 @@ void cost_step_counts(const Calibration *cal, int cores, const ExactStep *st, in
 }
 
 double cost_step_seconds(const Machine *m, const ExactStep *st, int p, bool barrier, MemoryShares shares) {
+  if (m->topology) return topology_step_seconds(m, st, p);
   if (!m->cal.present) {
     double w = (double)st->w, h = (double)st->h, ops = 0;
     for (int k = 0; k < p; k++) ops += (double)st->procs[k].ops;
@@ -160,6 +161,7 @@ static CostStep exact_step(const Machine *m, const ExactStep *st, int p, bool ba
   CostStep s = {.w = (double)st->w, .h = (double)st->h, .where = st->where, .what = st->what, .exact = st};
   cost_step_counts(&m->cal, m->cores, st, p, barrier, shares, s.count);
   if (m->cal.present) s.seconds = calibration_predict(m->cal.unit, s.count);
+  if (m->topology) s.seconds = topology_step_seconds(m, st, p);
   return s;
 }
 
@@ -183,8 +185,9 @@ static CostResult exact_result(Arena *arena, const CostRequest *req) {
     r.seconds += r.steps[i].seconds;
   }
   check_exact(fmax(r.W, r.H));
-  r.calibrated = cal->present && !x.truncated;
-  if (!r.calibrated) r.seconds = 0;
+  r.calibrated = cal->present && !x.truncated && !req->machine.topology;
+  r.by_topology = req->machine.topology && !x.truncated;
+  if (!r.calibrated && !r.by_topology) r.seconds = 0;
   return r;
 }
 
@@ -208,7 +211,7 @@ CostResult cost_analyse(Arena *arena, const CostRequest *req) {
   CostResult r = req->model == MODEL_EXACT ? exact_result(arena, req) : paper_result(arena, req);
   if (!r.W_form) {
     r.ops = r.W + r.H * req->machine.g + r.S * req->machine.l;
-    if (!r.calibrated) r.seconds = r.ops / req->machine.s;
+    if (!r.calibrated && !r.by_topology) r.seconds = r.ops / req->machine.s;
   }
   r.analysis_seconds = clock_seconds() - t0;
   return r;

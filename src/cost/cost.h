@@ -52,6 +52,7 @@ typedef struct CostResult {
   double ops;               // W + H*g + S*l
   double seconds;           // ops / s, or with a calibrated machine the exact model's calibrated time
   bool calibrated;          // seconds come from the machine's calibration
+  bool by_topology;         // seconds come from the machine's topology (exact model)
   const char *W_form;       // closed forms with closed_form (else NULL)
   const char *H_form;
   const char *S_form;
@@ -95,6 +96,15 @@ typedef struct ExactCounts {
                        // turns them into one application's loads and the rest's reloads)
 } ExactCounts;
 
+// An exchange of a superstep by one of the plan's patterns, as a machine
+// with a topology runs it (src/cost/topology.c): the pattern and its size.
+typedef struct ExactCollective {
+  Exchange xch;  // the pattern (ranges.h)
+  int round;     // XCH_TREE's round
+  double words;  // XCH_BCAST: the value; XCH_TREE, XCH_BUTTERFLY: the round's largest message; the others:
+                 // every process's part
+} ExactCollective;
+
 typedef struct ExactStep {
   int64_t w;           // operations of the busiest process (most.ops)
   int64_t h;           // max over processes of max(words sent, words received)
@@ -104,6 +114,8 @@ typedef struct ExactStep {
   ExactCounts *procs;  // each process's counts, by pid (p entries)
   int64_t *sent;       // words each process sends, by pid
   int64_t *recv;       // words each process receives, by pid
+  ExactCollective *collectives;  // its exchanges, in order
+  int ncollectives;
 } ExactStep;
 
 typedef struct ExactResult {
@@ -182,6 +194,35 @@ double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, Me
 void cost_step_counts(const Calibration *cal, int cores, const ExactStep *st, int p, bool barrier, MemoryShares shares,
                       double count[CAL_TERMS]);
 
+
+//
+// topology.c: costs on a machine with an interconnect topology
+// (docs/topology.md): the thesis's functions and a plan's supersteps.
+//
+
+// The thesis's costs of its functions on a topology (section 6.2), in its
+// time units, for n elements already distributed block by block (those of
+// the tree's scan at its leaves), each application of the sequential
+// function costing cf: map, s_fold (the partial results one element),
+// s_scan, and cross_product of them with ys of m elements on processor 0
+// (broadcast first).
+double topo_map(const Topology *t, double n, double cf);
+double topo_s_fold(const Topology *t, double n, double cf);
+double topo_s_scan(const Topology *t, double n, double cf);
+double topo_cross_product(const Topology *t, double n, double m, double cf);
+// g_fold: the elements are lists of w scalars and the partial results grow
+// (merge, append); g(l1, l2) is the function's cost on lists of l1 and l2
+// scalars.
+typedef double (*TopoListCost)(double l1, double l2, void *ctx);
+double topo_g_fold(const Topology *t, double n, double w, TopoListCost g, void *ctx);
+// get_neigh: every element with its neighbours, the local work costing
+// ce per element (the thesis's G).
+double topo_get_neigh(const Topology *t, double n, double ce);
+
+// A superstep's seconds on m's topology with p processes: its busiest
+// process's operations at m->s per second, then each of its exchanges by
+// the topology's routine for it (docs/topology.md, "Plans").
+double topology_step_seconds(const Machine *m, const ExactStep *st, int p);
 
 // planner.c: the plan of prog for the machine m (its p) and these params,
 // as spec (--plan) asks: the papers' template ("paper") or the planner's

@@ -56,6 +56,8 @@ typedef struct Ex {
   Counts *open;           // by pid: counts of the open superstep
   Counts *next;           // by pid: what a receiver does after the barrier (unpacking)
   int64_t *sent, *recv;   // by pid: words of the open superstep
+  ExactCollective *coll;  // the open superstep's exchanges (for topology machines)
+  int ncoll, capcoll;
   Counts *now;            // where counts go: a process's open counts, or a tally
   ExactStep *steps;       // the supersteps listed
   int nsteps, cap;        // listed, allocated
@@ -713,6 +715,25 @@ static void list_step(Ex *x, ExactStep s) {
   x->steps[x->nsteps++] = s;
 }
 
+// An exchange by pattern xch in the open superstep (ExactCollective).
+static void collective(Ex *x, Exchange xch, int round, double words) {
+  if (x->p == 1) return;
+  if (x->ncoll == x->capcoll) {
+    x->capcoll = x->capcoll ? 2 * x->capcoll : 8;
+    ExactCollective *grown = arena_calloc(x->sh.arena, (size_t)x->capcoll, sizeof *grown);
+    if (x->ncoll) memcpy(grown, x->coll, (size_t)x->ncoll * sizeof *grown);
+    x->coll = grown;
+  }
+  x->coll[x->ncoll++] = (ExactCollective){xch, round, words};
+}
+
+static ExactCollective *copy_collectives(Ex *x) {
+  if (!x->ncoll) return NULL;
+  ExactCollective *c = arena_calloc(x->sh.arena, (size_t)x->ncoll, sizeof *c);
+  memcpy(c, x->coll, (size_t)x->ncoll * sizeof *c);
+  return c;
+}
+
 static int64_t *copy_words(Ex *x, int64_t *w) {
   int64_t *c = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *c);
   memcpy(c, w, (size_t)x->p * sizeof *c);
@@ -721,7 +742,8 @@ static int64_t *copy_words(Ex *x, int64_t *w) {
 
 // A barrier: the open superstep's counts and words become a step.
 static void barrier(Ex *x, Pos where, const char *what) {
-  ExactStep s = {.where = where, .what = what};
+  ExactStep s = {.where = where, .what = what, .collectives = copy_collectives(x), .ncollectives = x->ncoll};
+  x->ncoll = 0;
   s.procs = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *s.procs);
   s.sent = copy_words(x, x->sent);
   s.recv = copy_words(x, x->recv);
@@ -792,6 +814,11 @@ static void block_message(Ex *x, int from, int to, Type *t, Shape *blk, bool in_
   }
 }
 
+// The words of a whole value of type t in a message.
+static double value_words(Ex *x, Type *t, Shape *v) {
+  return t->kind == T_VEC ? shape_message_words(&x->sh, v, 0, len(v)) : shape_value_words(&x->sh, v);
+}
+
 // A whole value of type t: a vector travels as a block of all its elements
 // (sf_* is sb_* of the whole) and is read in place or copied out as blocks
 // are; anything else is packed and unpacked.
@@ -848,6 +875,7 @@ static void count_where(Ex *x, Layout at, const Counts *c) {
 // Sends the messages converting v (type t) by pattern xch.
 static void conversion_send(Ex *x, Type *t, Shape *v, Exchange xch, bool in_place) {
   int64_t n = t->kind == T_VEC ? len(v) : 1;
+  collective(x, xch, 0, value_words(x, t, v));
   for (int from = 0; from < x->p; from++)
     for (int to = 0; to < x->p; to++) {
       if (!range_sends(xch, n, x->p, from, to, 0)) continue;
@@ -1061,9 +1089,20 @@ static Shape *combine_received(Ex *x, Run *u, Ir *stage, Exchange xch, int round
 }
 
 static void send_values(Ex *x, Run *u, Ir *stage, Exchange xch, int round, Shape **value) {
-  for (int from = 0; from < x->p; from++)
+  double all = 0, largest = 0;
+  bool sent = false;
+  for (int from = 0; from < x->p; from++) {
+    if (!value[from]) continue;
+    double words = value_words(x, elem_type(stage), value[from]);
+    all += words;
     for (int to = 0; to < x->p; to++)
-      if (value[from] && range_sends(xch, u->n, x->p, from, to, round)) value_message(x, from, to, elem_type(stage), value[from], false);
+      if (range_sends(xch, u->n, x->p, from, to, round)) {
+        value_message(x, from, to, elem_type(stage), value[from], false);
+        sent = true;
+        if (words > largest) largest = words;
+      }
+  }
+  if (sent) collective(x, xch, round, xch == XCH_TREE ? largest : all);
 }
 
 // A fold's tree: in each round what a process holds goes down and is
@@ -1094,6 +1133,9 @@ static void run_exchange(Ex *x, Run *u, const Step *s) {
     Shape **parts = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *parts);
     for (int k = 0; k < x->p; k++) parts[k] = u->blk[k];
     (void)all;
+    double words = 0;
+    for (int k = 0; k < x->p; k++) words += shape_message_words(&x->sh, parts[k], 0, len(parts[k]));
+    collective(x, s->xch, 0, words);
     for (int from = 0; from < x->p; from++)
       for (int to = 0; to < x->p; to++) {
         int64_t lo, hi;
@@ -1188,6 +1230,9 @@ static void run_segments(Ex *x, Run *u, const Step *s) {
 // The result's blocks to process 0 (or to all): copied into the result.
 static void run_gather(Ex *x, Run *u, const Step *s) {
   Type *t = u->r->root->ty;
+  double words = 0;
+  for (int k = 0; k < x->p; k++) words += shape_message_words(&x->sh, u->blk[k], 0, len(u->blk[k]));
+  collective(x, s->xch, 0, words);
   for (int from = 0; from < x->p; from++)
     for (int to = 0; to < x->p; to++)
       if (range_sends(s->xch, u->n, x->p, from, to, 0)) block_message(x, from, to, t, u->blk[from], false);
@@ -1237,9 +1282,14 @@ static void run_butterfly(Ex *x, Run *u, const Step *s) {
   }
   Shape **before = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *before);
   for (int round = 0; (1 << round) < x->p; round++) {
+    double largest = 0;
     for (int k = 0; k < x->p; k++)
-      if (range_sends(XCH_BUTTERFLY, u->n, x->p, k, k ^ (1 << round), round))
+      if (range_sends(XCH_BUTTERFLY, u->n, x->p, k, k ^ (1 << round), round)) {
         block_message(x, k, k ^ (1 << round), t, u->blk[k], ir_word_flat(t->a));
+        double words = shape_message_words(&x->sh, u->blk[k], 0, len(u->blk[k]));
+        if (words > largest) largest = words;
+      }
+    collective(x, XCH_BUTTERFLY, round, largest);
     stage_barrier(x, dh, arena_printf(x->sh.arena, "round %d", round + 1));
     memcpy(before, u->blk, (size_t)x->p * sizeof *before);
     for (int k = 0; k < x->p; k++) {
@@ -1406,6 +1456,8 @@ static Shape *top(Ex *x, Ir *e) {
 typedef struct Snapshot {
   Counts *open, *next;      // by pid
   int64_t *sent, *recv;     // by pid
+  ExactCollective *coll;    // the open exchanges
+  int ncoll;
   int nsteps;               // supersteps listed
   int64_t closed, W, H;     // and counted
   bool truncated;
@@ -1422,7 +1474,7 @@ static Counts *counts_copy(Ex *x, const Counts *c) {
 
 // The open superstep's time, were it to end now without a barrier.
 static double open_seconds(Ex *x) {
-  ExactStep s = {.procs = x->open, .sent = x->sent, .recv = x->recv};
+  ExactStep s = {.procs = x->open, .sent = x->sent, .recv = x->recv, .collectives = x->coll, .ncollectives = x->ncoll};
   for (int k = 0; k < x->p; k++) {
     counts_max(&s.most, &x->open[k]);
     if (x->sent[k] > s.h) s.h = x->sent[k];
@@ -1434,7 +1486,7 @@ static double open_seconds(Ex *x) {
 
 static Snapshot snapshot(Ex *x) {
   return (Snapshot){counts_copy(x, x->open), counts_copy(x, x->next), copy_of(x, x->sent), copy_of(x, x->recv),
-                    x->nsteps, x->closed, x->W, x->H, x->truncated, open_seconds(x)};
+                    copy_collectives(x), x->ncoll, x->nsteps, x->closed, x->W, x->H, x->truncated, open_seconds(x)};
 }
 
 // The seconds since s: the supersteps closed since, and what the open one grew.
@@ -1449,6 +1501,8 @@ static void restore(Ex *x, const Snapshot *s) {
   memcpy(x->next, s->next, (size_t)x->p * sizeof *x->next);
   memcpy(x->sent, s->sent, (size_t)x->p * sizeof *x->sent);
   memcpy(x->recv, s->recv, (size_t)x->p * sizeof *x->recv);
+  x->ncoll = 0;
+  for (int i = 0; i < s->ncoll; i++) collective(x, s->coll[i].xch, s->coll[i].round, s->coll[i].words);
   x->nsteps = s->nsteps, x->closed = s->closed, x->W = s->W, x->H = s->H, x->truncated = s->truncated;
   x->now = &x->open[0];
 }

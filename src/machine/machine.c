@@ -102,6 +102,21 @@ static void read_calibration(Reader *r, json_t *root, Machine *m) {
   m->cal.present = true;
 }
 
+// "topology": the interconnect (docs/topology.md); it has the machine's p.
+// Without "g" and "l", the machine's BSP view of it: a barrier costs the
+// start-ups of a total exchange, and a word the rest of one per word each
+// processor receives; without "s", one operation per time unit.
+static void read_topology(Arena *a, Reader *r, json_t *obj, Machine *m) {
+  Topology *t = arena_alloc(a, sizeof *t);
+  if (!topology_read(obj, t, r->error, sizeof r->error)) return;
+  check(r, !json_object_get(r->root, "p") || m->p == t->p, "\"p\" differs from the topology's processors");
+  m->p = t->p, m->probed_p = 0, m->topology = t;
+  double latency = topology_total_exchange(t, 0);
+  if (!json_object_get(r->root, "l")) m->l = latency * m->s;
+  if (!json_object_get(r->root, "g") && t->p > 1)
+    m->g = (topology_total_exchange(t, t->p * t->element_bytes) - latency) / (t->p - 1) * m->s;
+}
+
 static Machine read_machine(Arena *a, const char *path) {
   json_error_t jerr;
   Reader r = {.path = path};
@@ -113,10 +128,11 @@ static Machine read_machine(Arena *a, const char *path) {
   if (!r.error[0]) {
     json_t *name = json_object_get(r.root, "name");
     if (json_is_string(name)) m.name = arena_strndup(a, json_string_value(name), strlen(json_string_value(name)));
-    double p = number(&r, r.root, "p", 1, true);
-    m.g = number(&r, r.root, "g", 0, true);
-    m.l = number(&r, r.root, "l", 0, true);
-    m.s = number(&r, r.root, "s", 1, true);
+    json_t *topology = json_object_get(r.root, "topology");
+    double p = number(&r, r.root, "p", 1, !topology);
+    m.g = number(&r, r.root, "g", 0, !topology);
+    m.l = number(&r, r.root, "l", 0, !topology);
+    m.s = number(&r, r.root, "s", 1, !topology);
     check(&r, p >= 1 && p <= (1 << 20) && p == (int)p, "\"p\" must be an integer in [1, 1048576]");
     check(&r, m.g >= 0 && m.l >= 0, "\"g\" and \"l\" must not be negative");
     check(&r, m.s > 0, "\"s\" (operations per second) must be positive");
@@ -130,6 +146,7 @@ static Machine read_machine(Arena *a, const char *path) {
     m.cores = (int)cores;
     read_constants(&r, json_object_get(r.root, "constants"), &m.k);
     read_calibration(&r, r.root, &m);
+    if (topology && !r.error[0]) read_topology(a, &r, topology, &m);
   }
   json_decref(r.root);
   if (r.error[0]) fatal("%s: %s", path, r.error);

@@ -53,8 +53,11 @@ typedef struct Calibration {
   double cache_bytes;        // the last-level cache the processes share ("cache_bytes"; 0: unknown)
 } Calibration;
 
+typedef struct Topology Topology;
+
 typedef struct Machine {
   const char *name;  // "sunhpc3500", or the "name" field of a machine file
+  const Topology *topology;  // the interconnect of a topology machine (NULL: a BSP machine)
   int p;             // number of processes
   int cores;         // processors that run processes at once (0: one for every process)
   int probed_p;      // the p its g, l and calibration were measured at (0: not probed)
@@ -73,6 +76,52 @@ extern const CostConstants machine_default_constants;
 // probe format of cli.md); NULL gives sunhpc3500. Errors are
 // "vecbsp: error: FILE: ...".
 Machine machine_select(Arena *a, const char *spec);
+
+//
+// topology.c: the interconnects of Rangaswami's thesis (chapter 6) and the
+// "topology" object of a machine file (docs/topology.md). Links are
+// one-port: a processor takes part in one transfer at a time, and a transfer
+// of b bytes between neighbours takes K0 + b / K1.
+//
+
+typedef enum { TOPO_HYPERCUBE, TOPO_LINEAR, TOPO_TORUS, TOPO_TORUS_NONUNIFORM, TOPO_TREE, TOPO_KINDS } TopologyKind;
+
+struct Topology {
+  TopologyKind kind;
+  int p;                 // processors
+  int d;                 // hypercube: dimension, p = 2^d; tree: depth, p = (s^(d+1) - 1) / (s - 1)
+  int p1, p2;            // torus: processors in a row and in a column (powers of two, 2 <= p1 <= p2),
+                         // numbered row by row; the non-uniform torus lacks row 0's wrap-around link
+  int s;                 // tree: arity (processors numbered in pre-order)
+  double K0;             // start-up of a transfer, in time units (seconds, with "s" in operations per second)
+  double K1;             // bandwidth, bytes per time unit
+  double element_bytes;  // bytes of one scalar on the links (the thesis's F_t)
+};
+
+const char *topology_kind_name(TopologyKind k);  // "hypercube", "linear", "torus", "torus-nonuniform", "tree"
+struct json_t;
+// Reads a machine file's "topology" object into t; false with the problem in err.
+bool topology_read(struct json_t *obj, Topology *t, char *err, size_t size);
+struct json_t *topology_json(const Topology *t);  // the description, as the file gives it
+char *topology_describe(Arena *a, const Topology *t);  // "hypercube of 16 processors (d = 4)"
+// The processor counts of the machines of t's kind and links that fit in
+// t (it may be configured smaller: a subcube, the top levels of the tree),
+// smallest first, into sizes (room for max); their number (the first max
+// written when there are more).
+int topology_sizes(const Topology *t, int *sizes, int max);
+// The smallest such machine with p processors at least (p <= t->p).
+Topology topology_fit(const Topology *t, int p);
+// The links on a shortest path between processors a and b.
+int topology_hops(const Topology *t, int a, int b);
+// The time of a transfer of b bytes between neighbours: K0 + b / K1.
+double topology_transfer(const Topology *t, double bytes);
+// The thesis's communication routines for B bytes (section 6.1): broadcast
+// (all B to every processor), scatter and gather (B / p each), and total
+// exchange (every processor's B / p to every other).
+double topology_broadcast(const Topology *t, double B);
+double topology_scatter(const Topology *t, double B);
+double topology_gather(const Topology *t, double B);
+double topology_total_exchange(const Topology *t, double B);
 
 //
 // calibrate.c: per-unit times from measured runs.

@@ -34,7 +34,7 @@ static char *read_all(FILE *f) {
 static const char *sample(const CliFlag *f) {
   static const char *const samples[][2] = {
       {"NAME=VALUE", "n=3"}, {"SEED", "1"}, {"P", "2"}, {"G", "1.5"}, {"L", "100"}, {"S", "1e9"}, {"K", "3"},
-      {"R", "2"}, {"N", "5"}, {"FILE", "x"}, {"FILE.json", "x.json"}, {"NAME=FROM:TO:STEP", "n=1:3:1"}};
+      {"R", "2"}, {"N", "5"}, {"B", "8"}, {"FILE", "x"}, {"FILE.json", "x.json"}, {"NAME=FROM:TO:STEP", "n=1:3:1"}};
   for (size_t i = 0; i < sizeof samples / sizeof *samples; i++)
     if (strcmp(f->value, samples[i][0]) == 0) return samples[i][1];
   static char first[64];  // "exact|paper": the first choice
