@@ -52,6 +52,7 @@ typedef struct CostResult {
   double ops;               // W + H*g + S*l
   double seconds;           // ops / s, or with a calibrated machine the exact model's calibrated time
   bool calibrated;          // seconds come from the machine's calibration
+  bool by_levels;           // exact model on a hierarchical machine: seconds from its levels
   const char *W_form;       // closed forms with closed_form (else NULL)
   const char *H_form;
   const char *S_form;
@@ -104,6 +105,9 @@ typedef struct ExactStep {
   ExactCounts *procs;  // each process's counts, by pid (p entries)
   int64_t *sent;       // words each process sends, by pid
   int64_t *recv;       // words each process receives, by pid
+  bool by_levels;      // a round of a level pattern (ranges.h): its groups synchronise apart
+  int round;           // by_levels: the round (0: the innermost masters)
+  bool down;           // by_levels: a scatter down the levels, which needs no synchronisation
 } ExactStep;
 
 typedef struct ExactResult {
@@ -143,7 +147,9 @@ typedef struct MemoryShares {
 // costs every alternative of that region, and at every top-level node
 // every conversion of the node's value, in seconds on a machine, with the
 // memory shares of the run the planner expects.
-typedef double LayoutCosts[LAY_NONE][LAY_NONE];  // by layout from, by layout to
+// By way (0: flat, 1: down a hierarchical machine's levels, ROOT to BLOCK or
+// ALL only), by layout from, by layout to.
+typedef double LayoutCosts[2][LAY_NONE][LAY_NONE];
 typedef struct AltCosts {
   const RegionChoice *alt;  // the region's alternatives (given)
   int nalts;
@@ -165,6 +171,23 @@ void exact_plan_costs(Arena *a, Program *prog, const int64_t *params, const Plan
 
 // A superstep's seconds on machine m: calibrated, or (w + h g + l) / s.
 double cost_step_seconds(const Machine *m, const ExactStep *st, int p, bool barrier, MemoryShares shares);
+// The seconds of n supersteps run one after the other from a common start,
+// the last ending in a barrier only if last_closed: on a flat machine the
+// sum of their cost_step_seconds; on a hierarchical one (sgl.c) each round
+// of a level pattern synchronises its groups apart. per_step (if given)
+// receives what each adds to the run's time.
+double cost_steps_seconds(const Machine *m, const ExactStep *st, int n, int p, bool last_closed, MemoryShares shares,
+                          double *per_step);
+
+//
+// sgl.c: Li & Hains' SGL cost model (docs/hierarchical.md).
+//
+
+// The cost of one superstep at a master: its own work (operations, at its
+// c), its slowest child's cost, the words it scatters to and gathers from
+// its children and its synchronisation: w c + max_i child_i + k_down g_down
+// + k_up g_up + l (the paper's formula, section 2.3).
+double sgl_superstep(const MachineNode *master, double work, const double *child, int nchild, double k_down, double k_up);
 
 // The share of a run's memory traffic served from memory, not the cache,
 // when it touches footprint words at p processes: none up to half the
