@@ -106,7 +106,7 @@ static MachineNode *read_node(TreeReader *r, json_t *obj, const char *where, int
     return n;
   }
   if (depth > MACHINE_TREE_DEPTH_MAX) {
-    problem(r, where, arena_printf(r->a, "deeper than %d levels", MACHINE_TREE_DEPTH_MAX));
+    problem(r, "levels", arena_printf(r->a, "deeper than %d levels", MACHINE_TREE_DEPTH_MAX));
     return n;
   }
   if (!known_keys(r, obj, where)) return n;
