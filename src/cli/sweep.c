@@ -112,6 +112,10 @@ static void setup(Sweep *sw) {
       fatal("--vary %s: every --vary advances together, so each needs as many values (%lld here, %lld for %s)",
             opt->varies[i], (long long)sw->ranges[i].count, (long long)sw->ranges[0].count, sw->ranges[0].name);
   }
+  for (int i = 0; i < sw->nranges && sw->machine.tree; i++)
+    if (strcmp(sw->ranges[i].name, "p") == 0)
+      fatal("machine %s is hierarchical: its plans are for its %d workers, so p does not vary", sw->machine.name,
+            sw->machine.tree->leaves);
   sw->npoints = sw->ranges[0].count;
   sw->nprogs = opt->nfiles;
   sw->progs = arena_calloc(sw->arena, (size_t)sw->nprogs, sizeof *sw->progs);
