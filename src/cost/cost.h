@@ -188,6 +188,16 @@ double cost_steps_seconds(const Machine *m, const ExactStep *st, int n, int p, b
 // its children and its synchronisation: w c + max_i child_i + k_down g_down
 // + k_up g_up + l (the paper's formula, section 2.3).
 double sgl_superstep(const MachineNode *master, double work, const double *child, int nchild, double k_down, double k_up);
+// Its phases (section 2.4): a scatter of k words costs k g_down and needs no
+// synchronisation; a gather of k words costs k g_up + l.
+double sgl_scatter(const MachineNode *master, double words);
+double sgl_gather(const MachineNode *master, double words);
+// The paper's dh (section 3.4, Table 2) of p m elements on a master of p
+// workers holding m each (p and m powers of two), plus costing w_plus
+// operations and times w_times, the communication derived from the
+// algorithm (docs/hierarchical.md, "dh"): the workers' sequential dh, then
+// log2 p stages, the master moving every block up and down in each.
+double sgl_dh(const MachineNode *master, double m, double w_plus, double w_times);
 
 // The share of a run's memory traffic served from memory, not the cache,
 // when it touches footprint words at p processes: none up to half the

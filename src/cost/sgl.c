@@ -6,12 +6,37 @@
 #include "cost/costint.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+double sgl_scatter(const MachineNode *master, double words) { return words * master->g_down; }
+
+double sgl_gather(const MachineNode *master, double words) { return words * master->g_up + master->l; }
 
 double sgl_superstep(const MachineNode *master, double work, const double *child, int nchild, double k_down, double k_up) {
   double slowest = 0;
   for (int i = 0; i < nchild; i++) slowest = fmax(slowest, child[i]);
-  return work * master->c + (slowest + k_down * master->g_down + k_up * master->g_up + master->l);
+  return work * master->c + (slowest + sgl_scatter(master, k_down) + sgl_gather(master, k_up));
+}
+
+// The supersteps of the paper's dh (Table 2) on a master of workers: the
+// workers' sequential dh, whose blocks the master gathers; then each stage
+// a superstep in which the master scatters every worker its partner's
+// block, the workers combine (the lower of each pair with plus, the upper
+// with times) and the master gathers the blocks again, but after the last.
+double sgl_dh(const MachineNode *master, double m, double w_plus, double w_times) {
+  int p = master->p;
+  double words = p * m, *child = xmalloc((size_t)p * sizeof *child);
+  int stages = 0;
+  while ((1 << stages) < p) stages++;
+  for (int i = 0; i < p; i++) child[i] = m * log2(m) * (w_plus + w_times) / 2 * master->child[i]->c;
+  double cost = sgl_superstep(master, 0, child, p, 0, stages ? words : 0);
+  for (int s = 1; s <= stages; s++) {
+    for (int i = 0; i < p; i++) child[i] = m * (i >> (s - 1) & 1 ? w_times : w_plus) * master->child[i]->c;
+    cost += sgl_superstep(master, 0, child, p, words, s < stages ? words : 0);
+  }
+  free(child);
+  return cost;
 }
 
 // Process k's local time in a superstep: its counts at the calibrated
@@ -34,8 +59,7 @@ static void level_round(const MachineTree *t, const ExactStep *st, const double 
     if (!master || t->lead[i] != k) continue;
     double done = 0;
     for (int q = k; q < k + master->leaves; q++) done = fmax(done, at[q] + local[q]);
-    double words = st->down ? (double)st->sent[k] * master->g_down : (double)st->recv[k] * master->g_up;
-    done += words + (st->down ? 0 : master->l);
+    done += st->down ? sgl_scatter(master, (double)st->sent[k]) : sgl_gather(master, (double)st->recv[k]);
     for (int q = k; q < k + master->leaves; q++) at[q] = done;
   }
 }

@@ -113,6 +113,34 @@ static void test_formula(void) {
   CHECK(nodes[0] == 18 && sgl_superstep(&master, 1, nodes, 2, 8, 2) == 2 + 18 + 24 + 10 + 7, "nested supersteps");
 }
 
+// The paper's dh (section 3.4) on a master of p workers holding m elements
+// each. Its printed cost, with 2^n = m and c_plus, c_times the operators'
+// times:
+//   log p (2^n (g_up + g_down) + 2l + 2^n max(c_plus, c_times)) + 2^n n (c_plus + c_times) / 2
+// Derived from its algorithm (docs/hierarchical.md, "dh"): every stage moves
+// all p blocks up and down through the master, p 2^n words each way, and
+// synchronises once (the gather; a scatter needs none), plus the first
+// superstep's synchronisation:
+//   log p (p 2^n (g_up + g_down) + l + 2^n max(c_plus, c_times)) + l + 2^n n (c_plus + c_times) / 2
+static void test_dh(void) {
+  Arena *a = arena_new();
+  const char *err;
+  for (int p = 1; p <= 16; p *= 2)
+    for (double m = 1; m <= 1024; m *= 4) {
+      MachineTree *t = tree_of(a, arena_printf(a, "{\"p\": %d, \"g_down\": 3e-9, \"g_up\": 5e-9, \"l\": 7e-6, "
+                                                  "\"children\": {\"c\": 2e-9}}", p), &err);
+      double c_plus = 1 * 2e-9, c_times = 3 * 2e-9, n = log2(m), stages = log2(p);
+      double want = stages * (p * m * (5e-9 + 3e-9) + 7e-6 + m * fmax(c_plus, c_times)) + 7e-6 + m * n * (c_plus + c_times) / 2;
+      double got = sgl_dh(t->root, m, 1, 3);
+      CHECK(close_to(got, want), "dh p=%d m=%g: %.17g, derived %.17g", p, m, got, want);
+      double printed = stages * (m * (5e-9 + 3e-9) + 2 * 7e-6 + m * fmax(c_plus, c_times)) + m * n * (c_plus + c_times) / 2;
+      // The difference: (p - 1) 2^n more words each way a stage, l less a stage, l more in all.
+      double fix = stages * ((p - 1) * m * (5e-9 + 3e-9) - 7e-6) + 7e-6;
+      CHECK(close_to(got - printed, fix) || fabs(got - printed - fix) < 1e-18, "dh p=%d m=%g: printed %.17g, difference %g", p, m, printed, got - printed);
+    }
+  arena_free(a);
+}
+
 //
 // Machine files: trees, their groups, their flat parameters, their errors.
 //
@@ -369,7 +397,7 @@ static const struct {
   const char *name;
   void (*run)(void);
 } groups[] = {
-    {"formula", test_formula}, {"files", test_files},   {"one-level", test_one_level},
+    {"formula", test_formula}, {"dh", test_dh}, {"files", test_files},   {"one-level", test_one_level},
     {"one-level-fold", test_one_level_fold}, {"levels", test_levels}, {"planner", test_planner},
 };
 
