@@ -1155,7 +1155,8 @@ static void level_rounds(Ex *x, Run *u, Ir *stage, Exchange xch, Shape **value, 
 // A prefix's totals by levels: up as a fold's partials, the groups' totals
 // kept round by round; then down, each lead sends each child with elements
 // the total before the child's group: its own offset combined with the
-// totals of the groups before (docs/hierarchical.md, "Prefix").
+// totals of the groups before (docs/hierarchical.md, "Plans that follow the
+// levels").
 static void level_prefix(Ex *x, Run *u, Ir *stage) {
   const int *lead = x->pl->levels.lead;
   int rounds = x->pl->levels.rounds, st = stage->stage;
