@@ -752,7 +752,13 @@ static void level_barrier(Ex *x, Pos where, const char *what, int round, bool do
   barrier(x, where, arena_printf(x->sh.arena, "%s, level round %d", what, round + 1));
 }
 
-static bool is_level_pattern(Exchange xch) { return xch >= XCH_LEVEL_SCATTER && xch < XCH_COUNT; }
+static bool is_level_pattern(Exchange xch) {
+  switch (xch) {
+  case XCH_LEVEL_SCATTER: case XCH_LEVEL_BCAST: case XCH_LEVEL_GATHER: case XCH_LEVEL_PARTIALS: case XCH_LEVEL_TOTALS:
+    return true;
+  default: return false;
+  }
+}
 
 // Does process `from` send `to` a message by pattern xch (a level pattern:
 // up, in that round)?
