@@ -214,9 +214,9 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
         json_object_set_new(step, "procs", step_procs(st, m->p));
       }
       if (r->calibrated || r->by_levels) json_object_set_new(step, "seconds", cost_json_number(st->seconds));
-      if (st->exact && st->exact->by_levels)
-        json_object_set_new(step, "level_round", cost_json_checked(json_pack("{s:i, s:b}", "round", st->exact->round + 1,
-                                                                             "down", st->exact->down)));
+      if (st->exact && st->exact->way != LEVEL_FLAT)
+        json_object_set_new(step, "level_round", cost_json_checked(json_pack("{s:i, s:s}", "round", st->exact->round + 1,
+                                                                             "way", level_way_names[st->exact->way])));
       json_array_append_new(steps, step);
     }
     json_object_set_new(root, "supersteps", steps);

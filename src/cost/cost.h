@@ -96,6 +96,17 @@ typedef struct ExactCounts {
                        // turns them into one application's loads and the rest's reloads)
 } ExactCounts;
 
+// How a superstep synchronises on a hierarchical machine (docs/hierarchical.md).
+typedef enum {
+  LEVEL_FLAT,    // every process together: a flat superstep
+  LEVEL_UP,      // a round up the levels: each group's children send to its lead, which synchronises them
+  LEVEL_DOWN,    // a round down: each lead sends its children; no synchronisation
+  LEVEL_WITHIN,  // a round in which the processes of each group exchange among themselves,
+                 // synchronised group by group
+  LEVEL_WAYS
+} LevelWay;
+extern const char *const level_way_names[LEVEL_WAYS];  // "flat", "up", "down", "within"
+
 typedef struct ExactStep {
   int64_t w;           // operations of the busiest process (most.ops)
   int64_t h;           // max over processes of max(words sent, words received)
@@ -105,9 +116,8 @@ typedef struct ExactStep {
   ExactCounts *procs;  // each process's counts, by pid (p entries)
   int64_t *sent;       // words each process sends, by pid
   int64_t *recv;       // words each process receives, by pid
-  bool by_levels;      // a round of a level pattern (ranges.h): its groups synchronise apart
-  int round;           // by_levels: the round (0: the innermost masters)
-  bool down;           // by_levels: a scatter down the levels, which needs no synchronisation
+  LevelWay way;        // a round of a level pattern (ranges.h), whose groups synchronise apart, or flat
+  int round;           // not flat: the round (0: the innermost masters)
 } ExactStep;
 
 typedef struct ExactResult {

@@ -66,7 +66,7 @@ typedef struct Ex {
   int64_t reload_set;     // words of the largest application that reads an operand again
   const Machine *m;       // planning (exact_plan_costs): the machine costs are in seconds on
   PlanCosts *costs;       // planning: what every alternative costs, summed over the run
-  ExactStep level;        // the level round the next barrier ends (by_levels, round, down), if any
+  ExactStep level;        // the level round the next barrier ends (way, round), if any
 } Ex;
 
 static Shape *ev(Ex *x, Ir *e);
@@ -722,7 +722,7 @@ static int64_t *copy_words(Ex *x, int64_t *w) {
 
 // A barrier: the open superstep's counts and words become a step.
 static void barrier(Ex *x, Pos where, const char *what) {
-  ExactStep s = {.where = where, .what = what, .by_levels = x->level.by_levels, .round = x->level.round, .down = x->level.down};
+  ExactStep s = {.where = where, .what = what, .way = x->level.way, .round = x->level.round};
   x->level = (ExactStep){0};
   s.procs = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *s.procs);
   s.sent = copy_words(x, x->sent);
@@ -747,8 +747,8 @@ static void stage_barrier(Ex *x, Ir *stage, const char *what) {
 
 // The end of a round of a level pattern: its groups' synchronisation (a
 // scatter's, down, needs none).
-static void level_barrier(Ex *x, Pos where, const char *what, int round, bool down) {
-  x->level = (ExactStep){.by_levels = true, .round = round, .down = down};
+static void level_barrier(Ex *x, Pos where, const char *what, int round, LevelWay way) {
+  x->level = (ExactStep){.way = way, .round = round};
   barrier(x, where, arena_printf(x->sh.arena, "%s, level round %d", what, round + 1));
 }
 
@@ -901,7 +901,7 @@ static void level_send(Ex *x, Type *t, Shape *v, Exchange xch, int round, bool i
 static void level_conversion(Ex *x, Type *t, Pos pos, Shape *v, Exchange xch, bool in_place, const char *what) {
   for (int round = x->pl->levels.rounds - 1; round >= 0; round--) {
     level_send(x, t, v, xch, round, in_place);
-    level_barrier(x, pos, what, round, true);
+    level_barrier(x, pos, what, round, LEVEL_DOWN);
   }
 }
 
@@ -1142,7 +1142,7 @@ static void level_rounds(Ex *x, Run *u, Ir *stage, Exchange xch, Shape **value, 
     send_values(x, u, stage, xch, round, value);
     level_barrier(x, stage->pos, arena_printf(x->sh.arena, "%s: %s", builtin_name(ir_builtin(stage->kind)),
                                               xch == XCH_LEVEL_TOTALS ? "block totals up" : "partial results"),
-                  round, false);
+                  round, LEVEL_UP);
     Shape **before = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *before);
     memcpy(before, value, (size_t)x->p * sizeof *before);
     bool top = round == x->pl->levels.rounds - 1;
@@ -1187,7 +1187,7 @@ static void level_prefix(Ex *x, Run *u, Ir *stage) {
       }
     }
     level_barrier(x, stage->pos, arena_printf(x->sh.arena, "%s: block totals down", builtin_name(ir_builtin(stage->kind))),
-                  round, true);
+                  round, LEVEL_DOWN);
   }
 }
 
@@ -1387,7 +1387,7 @@ static void level_gather(Ex *x, Run *u) {
       copied[to] = true;
     }
     level_barrier(x, u->r->root->pos, arena_printf(x->sh.arena, "%s: gather", builtin_name(ir_builtin(u->r->root->kind))),
-                  round, false);
+                  round, LEVEL_UP);
   }
 }
 
@@ -1436,7 +1436,7 @@ static void fetch(Ex *x, Region *r, Shape **operand, Shape **arg) {
   for (int round = x->pl->levels.rounds - 1; levels && round >= 0; round--) {
     for (int i = 0; i < n; i++)
       if (is_level_pattern(it[i].xch)) level_send(x, it[i].ty, v[i], it[i].xch, round, plan_fetch_in_place(x->pl, r, &it[i]));
-    level_barrier(x, r->first->pos, what, round, true);
+    level_barrier(x, r->first->pos, what, round, LEVEL_DOWN);
   }
 }
 

@@ -48,9 +48,26 @@ static double local_seconds(const Machine *m, const ExactCounts *c, int k, Memor
   return cost_local_seconds(m->cal.unit, c, shares) * speed;
 }
 
-// The groups of round r of a level step, each waiting for its own
-// processes: a scatter down costs the words its master sends, a gather up
-// the words its master receives and its synchronisation.
+const char *const level_way_names[LEVEL_WAYS] = {"flat", "up", "down", "within"};
+
+// What a group's round costs after its slowest process: a scatter down the
+// words its master sends; a gather up the words its master receives and its
+// synchronisation; an exchange within the group its h-relation at the
+// master's slower per-word time and its synchronisation.
+static double group_round(const ExactStep *st, const MachineNode *master) {
+  switch (st->way) {
+  case LEVEL_DOWN: return sgl_scatter(master, (double)st->sent[master->first]);
+  case LEVEL_UP: return sgl_gather(master, (double)st->recv[master->first]);
+  default: {
+    double h = 0;
+    for (int q = master->first; q < master->first + master->leaves; q++)
+      h = fmax(h, (double)(st->sent[q] > st->recv[q] ? st->sent[q] : st->recv[q]));
+    return h * fmax(master->g_down, master->g_up) + master->l;
+  }
+  }
+}
+
+// The groups of round r of a level step, each waiting for its own processes.
 static void level_round(const MachineTree *t, const ExactStep *st, const double *local, double *at) {
   for (int k = 0; k < t->leaves; k++) {
     size_t i = (size_t)st->round * (size_t)t->leaves + (size_t)k;
@@ -59,7 +76,7 @@ static void level_round(const MachineTree *t, const ExactStep *st, const double 
     if (!master || t->lead[i] != k) continue;
     double done = 0;
     for (int q = k; q < k + master->leaves; q++) done = fmax(done, at[q] + local[q]);
-    done += st->down ? sgl_scatter(master, (double)st->sent[k]) : sgl_gather(master, (double)st->recv[k]);
+    done += group_round(st, master);
     for (int q = k; q < k + master->leaves; q++) at[q] = done;
   }
 }
@@ -97,7 +114,7 @@ static double tree_seconds(const Machine *m, const ExactStep *st, int n, int p, 
     for (int k = 0; k < p; k++) local[k] *= shared;
     if (i + 1 == n && !last_closed)
       for (int k = 0; k < p; k++) at[k] += local[k];
-    else if (st[i].by_levels)
+    else if (st[i].way != LEVEL_FLAT)
       level_round(m->tree, &st[i], local, at);
     else
       flat_round(m, &st[i], p, local, at);

@@ -47,7 +47,7 @@ cat >"$tmp/tree.json" <<'JSON'
 JSON
 json cost "$tmp/sum.vec" -D n=1000 --machine "$tmp/tree.json" --plan best,inputs=block,regions=parallel,levels=follow \
   --json -- machine=two-by-two p=4 g=2 l=1310720 s=1073741824 by_levels=true levels="ranks 2 x threads 2 (4 workers)" \
-  S=2 "supersteps[0].level_round.round=1" "supersteps[0].level_round.down=false" "supersteps[1].level_round.round=2" \
+  S=2 "supersteps[0].level_round.round=1" "supersteps[0].level_round.way=up" "supersteps[1].level_round.round=2" \
   "supersteps[0].seconds=number"
 "$vecbsp" cost "$tmp/sum.vec" -D n=1000 --machine "$tmp/tree.json" >"$tmp/out" || fail "cost on a tree"
 grep -q "machine two-by-two (levels ranks 2 x threads 2 (4 workers); flat p = 4, g = 2, l = 1310720, s = 1073741824)" "$tmp/out" ||
