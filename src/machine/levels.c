@@ -53,8 +53,8 @@ static bool known_keys(TreeReader *r, json_t *obj, const char *where) {
 // The fan-out of a master: "p", or the length of its array of children.
 static int fan_out(TreeReader *r, json_t *obj, json_t *children, const char *where) {
   json_t *pv = json_object_get(obj, "p");
-  double p = pv ? (json_is_integer(pv) ? (double)json_integer_value(pv) : -1) : -1;
-  if (pv && !(p >= 1 && p <= MACHINE_TREE_LEAVES_MAX)) {
+  double p = json_is_number(pv) ? json_number_value(pv) : -1;
+  if (pv && !(p >= 1 && p <= MACHINE_TREE_LEAVES_MAX && p == floor(p))) {
     problem(r, where, arena_printf(r->a, "\"p\" must be an integer in [1, %d]", MACHINE_TREE_LEAVES_MAX));
     return 0;
   }

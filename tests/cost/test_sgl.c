@@ -163,6 +163,7 @@ static void test_files(void) {
   // Round 0: {0, 1} led by 0, {2, 3} led by 2; round 1: all led by 0.
   static const int lead_2x2[] = {0, 0, 2, 2, 0, 0, 0, 0};
   for (int i = 0; t && i < 8; i++) CHECK(t->lead[i] == lead_2x2[i], "2 x 2 lead[%d] = %d", i, t->lead[i]);
+  CHECK(tree_of(a, "{\"p\": 2.0, \"g\": 1, \"l\": 0, \"children\": {\"c\": 1}}", &err), "p = 2.0 is 2");
   CHECK(t && t->root->c == 2.5e-10 && t->root->child[1]->g_up == 3e-10, "a master's c is its first worker's");
   double g, l, s;
   machine_tree_flat_params(t, &g, &l, &s);
