@@ -1352,7 +1352,11 @@ static void run_butterfly(Ex *x, Run *u, const Step *s) {
     for (int k = 0; k < x->p; k++)
       if (range_sends(XCH_BUTTERFLY, u->n, x->p, k, k ^ (1 << round), round))
         block_message(x, k, k ^ (1 << round), t, u->blk[k], ir_word_flat(t->a));
-    stage_barrier(x, dh, arena_printf(x->sh.arena, "round %d", round + 1));
+    if (u->c->levels)  // partners exchange within the smallest groups that hold both
+      level_barrier(x, dh->pos, arena_printf(x->sh.arena, "dh: round %d", round + 1),
+                    range_level_meet(x->pl->levels.lead, x->p, x->pl->levels.rounds, round), LEVEL_WITHIN);
+    else
+      stage_barrier(x, dh, arena_printf(x->sh.arena, "round %d", round + 1));
     memcpy(before, u->blk, (size_t)x->p * sizeof *before);
     for (int k = 0; k < x->p; k++) {
       on(x, k);

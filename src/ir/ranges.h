@@ -158,6 +158,20 @@ static inline void range_level_exchange(Exchange x, bool down, const int *lead, 
   }
 }
 
+/* The first round whose groups hold every pair of processes whose numbers
+ * differ in bit `bit` (a butterfly's round that follows the levels
+ * synchronises those groups only); the top round, whose group is every
+ * process, when no lower one does. */
+static inline int range_level_meet(const int *lead, int p, int rounds, int bit) {
+  for (int round = 0; round < rounds - 1; round++) {
+    bool all = true;
+    for (int k = 0; k < p && all; k++)
+      all = (k ^ (1 << bit)) >= p || range_level_lead(lead, p, round, k) == range_level_lead(lead, p, round, k ^ (1 << bit));
+    if (all) return round;
+  }
+  return rounds - 1;
+}
+
 /* Does a message go from `from` to `to` in that round? A scattered group
  * without elements does: it tells its receiver n. */
 static inline bool range_level_sends(Exchange x, bool down, const int *lead, int64_t n, int p, int from, int to,

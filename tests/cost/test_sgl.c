@@ -357,6 +357,39 @@ static void test_levels(void) {
   arena_free(a);
 }
 
+// dh by levels: the butterfly's rounds whose partners lie within one node
+// synchronise each node apart, at its master's costs. On 2 ranks x 2
+// threads, 16 elements, blocks of 4: each worker's dh of its block (2
+// stages of 4 operations), round 1 with its node's other thread (4 words
+// each way, 4 operations), round 2 with the other node's (the same at the
+// root's costs). Within a group the exchange is an h-relation at the
+// master's slower per-word time (docs/hierarchical.md, "dh").
+static void test_dh_levels(void) {
+  Arena *a = arena_new();
+  Machine m = tree_machine(a, tree_2x2);
+  Program *dh = load_text(a, "param n\ninput x : [n]int\nmain = dh (+) (-) x\n");
+  int64_t *n = params_of(a, dh, "n=16");
+  Plan *pl = cost_plan(dh, n, &m, "best,regions=parallel,inputs=block,result=block,levels=follow", true);
+  CHECK(pl->region[0].levels, "dh by levels");
+  CostResult r = predict(a, dh, "n=16", &m, pl);
+  double c = 2.5e-10, node = 4 * 3e-10 + 2e-7, root = 4 * 2e-9 + 5e-6;
+  double want = 8 * c + node + 4 * c + root + 4 * c;
+  CHECK(close_to(r.seconds, want), "dh by levels: %.17g s, by hand %.17g", r.seconds, want);
+  CHECK(r.nsteps == 3 && r.steps[0].exact->way == LEVEL_WITHIN && r.steps[0].exact->round == 0 &&
+            r.steps[1].exact->round == 1, "dh's rounds: within the nodes, then at the root");
+  // On one level, dh by levels is the flat butterfly, superstep for superstep.
+  for (int p = 2; p <= 8; p *= 2) {
+    Machine flat = {.name = "flat", .p = p, .g = 2, .l = 1024, .s = 0x1p30, .k = machine_default_constants};
+    flat.tree = machine_tree_of_flat(a, &flat);
+    Plan *levels = cost_plan(dh, n, &flat, "best,regions=parallel,inputs=block,result=block,levels=follow", true);
+    Plan *butterfly = cost_plan(dh, n, &flat, "best,regions=parallel,inputs=block,result=block,levels=flat", true);
+    CostResult l = predict(a, dh, "n=16", &flat, levels), b = predict(a, dh, "n=16", &flat, butterfly);
+    CHECK(levels->region[0].levels && l.seconds == b.seconds && l.W == b.W && l.H == b.H && l.S == b.S,
+          "p=%d: dh by levels %.17g s, flat %.17g s", p, l.seconds, b.seconds);
+  }
+  arena_free(a);
+}
+
 //
 // The planner: on a tree whose inner level is fast, a gathered map goes up
 // the levels; held to flat regions it does not, and is predicted slower.
@@ -399,7 +432,8 @@ static const struct {
   void (*run)(void);
 } groups[] = {
     {"formula", test_formula}, {"dh", test_dh}, {"files", test_files},   {"one-level", test_one_level},
-    {"one-level-fold", test_one_level_fold}, {"levels", test_levels}, {"planner", test_planner},
+    {"one-level-fold", test_one_level_fold}, {"levels", test_levels}, {"dh-levels", test_dh_levels},
+    {"planner", test_planner},
 };
 
 int main(int argc, char **argv) {
