@@ -44,6 +44,7 @@ typedef struct Options {
   const char *refit;       // --refit FILE.json (probe): refit its recorded calibration runs
   double bytes;            // --bytes B (topology; < 0: not given)
   double elements;         // --elements N (topology; < 0: not given)
+  const char *levels;      // --levels RANKSxTHREADS (probe): a two-level machine, level by level
 } Options;
 
 //
@@ -69,7 +70,7 @@ typedef struct CliCommand {
 typedef enum FlagId {
   FLAG_DEFINE, FLAG_INPUT, FLAG_RANDOM, FLAG_PROCS, FLAG_MACHINE, FLAG_G, FLAG_L, FLAG_S, FLAG_MODEL,
   FLAG_SYMBOLIC, FLAG_PLAN, FLAG_VARY, FLAG_MEASURE, FLAG_REPEAT, FLAG_ROUNDS, FLAG_BACKEND, FLAG_PROFILE,
-  FLAG_TRACE, FLAG_STEPS, FLAG_STRICT, FLAG_QUICK, FLAG_LONG, FLAG_REFIT, FLAG_JSON, FLAG_CSV, FLAG_PLOT,
+  FLAG_TRACE, FLAG_STEPS, FLAG_STRICT, FLAG_QUICK, FLAG_LONG, FLAG_REFIT, FLAG_LEVELS, FLAG_JSON, FLAG_CSV, FLAG_PLOT,
   FLAG_OUTPUT, FLAG_BYTES, FLAG_ELEMENTS, FLAG_HELP
 } FlagId;
 enum { FLAG_COUNT = FLAG_HELP + 1 };
@@ -251,6 +252,11 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
 
 // probe.c: a number in a JSON object (0 if it is missing or not a number).
 double cli_number(const json_t *obj, const char *key);
+// probe.c: the largest data cache the processes share, in bytes (0: unknown).
+double cli_probe_cache_bytes(void);
+// probe_levels.c: `vecbsp probe --levels RANKSxTHREADS` (effort: --quick,
+// --long or NULL; out: -o FILE or NULL; json_out: --json).
+int cli_probe_levels(const char *shape, const char *effort, const char *out, bool json_out);
 // runner.c: the cache of compiled programs and probed machines
 // ($VECBSP_CACHE, else $XDG_CACHE_HOME/vecbsp, else ~/.cache/vecbsp), and
 // mkdir -p.

@@ -17,6 +17,8 @@ CostModel cost_model_from_options(const Options *opt) {
 
 Machine cost_machine_from_options(Arena *a, const Options *opt) {
   Machine m = machine_select(a, opt->machine);
+  if (opt->p && m.tree && opt->p != m.tree->leaves)
+    fatal("-p %d: machine %s is hierarchical with %d workers, the processes of its plans", opt->p, m.name, m.tree->leaves);
   if (opt->p) m.p = opt->p;
   if (opt->has_g) m.g = opt->g;
   if (opt->has_l) m.l = opt->l;
@@ -211,7 +213,10 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
         json_object_set_new(step, "counts", step_counts(st));
         json_object_set_new(step, "procs", step_procs(st, m->p));
       }
-      if (r->calibrated) json_object_set_new(step, "seconds", cost_json_number(st->seconds));
+      if (r->calibrated || r->by_levels) json_object_set_new(step, "seconds", cost_json_number(st->seconds));
+      if (st->exact && st->exact->way != LEVEL_FLAT)
+        json_object_set_new(step, "level_round", cost_json_checked(json_pack("{s:i, s:s}", "round", st->exact->round + 1,
+                                                                             "way", level_way_names[st->exact->way])));
       json_array_append_new(steps, step);
     }
     json_object_set_new(root, "supersteps", steps);
@@ -220,6 +225,7 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
     double vals[] = {r->W, r->H, r->S, r->ops, r->seconds, r->analysis_seconds};
     for (int i = 0; i < 6; i++) json_object_set_new(root, keys[i], cost_json_number(vals[i]));
     json_object_set_new(root, "calibrated", json_boolean(r->calibrated));
+    json_object_set_new(root, "by_levels", json_boolean(r->by_levels));
     if (r->model == MODEL_EXACT) {
       json_object_set_new(root, "footprint_bytes", cost_json_number(r->footprint_bytes));
       json_object_set_new(root, "memory_share", cost_json_number(r->memory_share));
@@ -227,6 +233,7 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
   }
   if (r->plan) json_object_set_new(root, "plan", json_string(r->plan->name));
   if (m->topology) json_object_set_new(root, "topology", topology_json(m->topology));
+  if (m->tree) json_object_set_new(root, "levels", json_string(machine_tree_text(a, m->tree)));
   json_object_set_new(root, "shapes", json_integer(r->shapes));
   json_dumpf(root, out, JSON_INDENT(2));
   fputc('\n', out);
@@ -236,9 +243,12 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
 static void print_header(FILE *out, Arena *a, const Program *prog, const CostRequest *req, const CostResult *r) {
   const Machine *m = &r->machine;
   fprintf(out, "%s: %s model", prog->src->name, cost_model_name(r->model));
-  if (!req->closed_form)
-    fprintf(out, ", machine %s (p = %d, g = %s, l = %s, s = %s)", m->name, m->p, cost_figure(m->g).text,
-            cost_figure(m->l).text, cost_figure(m->s).text);
+  if (!req->closed_form) {
+    fprintf(out, ", machine %s (", m->name);
+    if (m->tree) fprintf(out, "levels %s; flat ", machine_tree_text(a, m->tree));
+    fprintf(out, "p = %d, g = %s, l = %s, s = %s)", m->p, cost_figure(m->g).text, cost_figure(m->l).text,
+            cost_figure(m->s).text);
+  }
   fputs("\n", out);
   if (m->topology) {
     Topology used = topology_fit(m->topology, m->p);
@@ -270,6 +280,9 @@ static void print_table(FILE *out, Arena *a, const CostResult *r) {
   if (r->by_topology)
     fprintf(out, "predicted time = %.4g s (each superstep's work, then its exchanges on the %s, docs/topology.md)\n",
             r->seconds, topology_kind_name(r->machine.topology->kind));
+  else if (r->by_levels)
+    fprintf(out, "predicted time = %.4g s (on the machine's levels, each round synchronising its groups apart, "
+                 "docs/hierarchical.md)\n", r->seconds);
   else if (r->calibrated)
     fprintf(out, "predicted time = %.4g s (the machine's calibrated time of each count, docs/cost-model.md)\n",
             r->seconds);

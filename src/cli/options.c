@@ -39,7 +39,7 @@ const CliCommand cli_commands[] = {
      "emit the standalone C program over the BSPlib API"},
     {"plan", CMD_PLAN, cmd_plan, "FILE [-D NAME=VALUE...] [-p P] [--vary p=FROM:TO]",
      "the implementation chosen for every skeleton application, and the alternatives' predicted times"},
-    {"probe", CMD_PROBE, cmd_probe, "[-p P] [--backend threads|mpi] [-o FILE.json]",
+    {"probe", CMD_PROBE, cmd_probe, "[-p P] [--backend threads|mpi] [--levels RxT] [-o FILE.json]",
      "measure this machine's BSP parameters (s, g, l) and calibrate the exact model"},
     {"topology", CMD_TOPOLOGY, cmd_topology, "FILE.json --bytes B --elements N [-p P]",
      "a topology machine's communication routines and map, s_fold, s_scan, by Rangaswami's formulas"},
@@ -94,6 +94,8 @@ const CliFlag cli_flags[] = {
     {FLAG_LONG, "--long", NULL, NULL, false, CMD_PROBE, "a longer, more accurate probe"},
     {FLAG_REFIT, "--refit", NULL, "FILE.json", false, CMD_PROBE,
      "refit an earlier probe's recorded runs, running nothing"},
+    {FLAG_LEVELS, "--levels", NULL, "RANKSxTHREADS", false, CMD_PROBE,
+     "a two-level machine: MPI between the ranks, threads within one (docs/hierarchical.md)"},
     {FLAG_JSON, "--json", NULL, NULL, false,
      CMD_EVAL | CMD_COST | CMD_SWEEP | CMD_DERIVE | CMD_COMPARE | CMD_RUN | CMD_PLAN | CMD_PROBE | CMD_TOPOLOGY,
      "machine-readable output on stdout, numbers in full precision"},
@@ -218,6 +220,7 @@ static void apply(Options *opt, const CliFlag *f, const char *name, const char *
     opt->effort = f->name;
     break;
   case FLAG_REFIT: opt->refit = v; break;
+  case FLAG_LEVELS: opt->levels = v; break;
   case FLAG_JSON: opt->json = true; break;
   case FLAG_CSV: opt->csv = true; break;
   case FLAG_PLOT: opt->plot = v; break;

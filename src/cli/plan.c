@@ -23,7 +23,10 @@ Machine cli_planning_machine(Arena *a, const Options *opt) {
 }
 
 Plan *cli_plan(Arena *a, Program *prog, const int64_t *params, const Options *opt, int p, bool block_result) {
-  Machine m = cli_planning_machine(a, opt);
+  Options any_p = *opt;
+  any_p.p = 0;
+  Machine m = cli_planning_machine(a, &any_p);
+  m.tree = NULL;  // the threads and MPI backends run flat plans: a hierarchical machine's flat parameters
   m.p = p;
   return cost_plan(prog, params, &m, opt->plan, block_result);
 }
@@ -41,7 +44,8 @@ static char *where_text(Arena *a, Pos p) { return arena_printf(a, "%s:%d:%d", p.
 static void print_report(Arena *a, Program *prog, const Machine *m, const PlanReport *rep) {
   const Plan *pl = rep->plan;
   IrProgram *ir = pl->ir;
-  printf("%s: plan '%s' for p = %d on machine %s\n", prog->src->name, pl->name, pl->p, m->name);
+  printf("%s: plan '%s' for p = %d on machine %s", prog->src->name, pl->name, pl->p, m->name);
+  printf(m->tree ? " (levels %s)\n" : "\n", m->tree ? machine_tree_text(a, m->tree) : "");
   printf("predicted %.4g s; the papers' template %.4g s\n", rep->seconds, rep->paper_seconds);
   for (int k = 0; k < prog->ninputs; k++) {
     Layout l = pl->input[k];
@@ -99,6 +103,7 @@ static void vary_p(Arena *a, Program *prog, const int64_t *params, const Options
       to > 1024)
     fatal("plan --vary expects p=FROM:TO with 1 <= FROM <= TO <= 1024, got '%s'", spec);
   Machine m = cli_planning_machine(a, opt);
+  if (m.tree) fatal("machine %s is hierarchical: its plans are for its %d workers, so p does not vary", m.name, m.tree->leaves);
   json_t *rows = json_array();
   int best = from;
   double best_seconds = INFINITY;

@@ -15,6 +15,7 @@ struct probe_opts {
     int json;            /* --json: the JSON on stdout */
     const char *effort;  /* "--quick", "--long" or NULL */
     const char *refit;   /* --refit FILE.json: an earlier probe to refit, or NULL */
+    const char *levels;  /* --levels RANKSxTHREADS, or NULL */
     Arena *arena;        /* for paths */
 };
 
@@ -35,12 +36,14 @@ static void parse_opts(int argc, char **argv, struct probe_opts *o)
     cli_parse_options(argc, argv, &opt);
     if (opt.nfiles)
         fatal("probe takes no file (vecbsp probe --help lists its options)");
+    if (opt.levels && (opt.p || opt.backend || opt.refit))
+        fatal("--levels measures MPI between the ranks and threads within one: it takes no -p, --backend or --refit");
     if (opt.refit && (opt.p || opt.backend || opt.effort))
         fatal("--refit takes the processes, the backend and the runs from its file");
     *o = (struct probe_opts){
         .p = opt.p ? opt.p : cli_cores(),
         .backend = opt.backend ? opt.backend : "threads",
-        .out = opt.output, .json = opt.json, .effort = opt.effort, .refit = opt.refit,
+        .out = opt.output, .json = opt.json, .effort = opt.effort, .refit = opt.refit, .levels = opt.levels,
         .arena = arena_new()};
 }
 
@@ -73,7 +76,7 @@ double cli_number(const json_t *obj, const char *key)
 
 /* The largest data cache of cpu0 (the processes share it on one host),
  * from sysfs, else sysconf; 0 if neither knows. */
-static double cache_bytes(void)
+double cli_probe_cache_bytes(void)
 {
     double largest = 0;
     for (int i = 0; i < 16; i++) {
@@ -122,7 +125,7 @@ static json_t *machine_json(const struct probe_opts *o, json_t *raw)
                      "fit", json_string_value(json_object_get(put, "fit")),
                      "g_hpput", cli_number(hp, "g_seconds") * s, "l_hpput", cli_number(hp, "l_seconds") * s,
                      "measurement", raw);
-    json_object_set_new(m, "cache_bytes", json_real(cache_bytes()));
+    json_object_set_new(m, "cache_bytes", json_real(cli_probe_cache_bytes()));
     json_object_set_new(m, "cores", json_integer(cli_cores()));
     /* More processes than cores slow the loop by their own time slicing:
      * the machine's steadiness is measured again on as many as the cores. */
@@ -234,6 +237,10 @@ int cmd_probe(int argc, char **argv)
 {
     struct probe_opts o;
     parse_opts(argc, argv, &o);
+    if (o.levels) {
+        arena_free(o.arena);
+        return cli_probe_levels(o.levels, o.effort, o.out, o.json);
+    }
     json_t *machine = probe_machine(&o);
     if (!machine)
         return 1;

@@ -94,6 +94,9 @@ static void setup(Sweep *sw) {
   if (opt->measure && !opt->machine) opt->machine = cli_host_machine(sw->arena, opt->backend, opt->p ? opt->p : cli_cores());
   sw->machine = cost_machine_from_options(sw->arena, opt);
   sw->planning = cli_planning_machine(sw->arena, opt);
+  if (opt->measure && (sw->machine.tree || sw->planning.tree))
+    fatal("sweep --measure runs flat plans on the threads or MPI backend; a hierarchical machine's plans need the "
+          "hybrid backend, which is not there yet (docs/hierarchical.md)");
   sw->nranges = opt->nvaries;
   sw->ranges = arena_calloc(sw->arena, (size_t)sw->nranges, sizeof *sw->ranges);
   for (int i = 0; i < sw->nranges; i++) {
@@ -109,6 +112,10 @@ static void setup(Sweep *sw) {
       fatal("--vary %s: every --vary advances together, so each needs as many values (%lld here, %lld for %s)",
             opt->varies[i], (long long)sw->ranges[i].count, (long long)sw->ranges[0].count, sw->ranges[0].name);
   }
+  for (int i = 0; i < sw->nranges && sw->machine.tree; i++)
+    if (strcmp(sw->ranges[i].name, "p") == 0)
+      fatal("machine %s is hierarchical: its plans are for its %d workers, so p does not vary", sw->machine.name,
+            sw->machine.tree->leaves);
   sw->npoints = sw->ranges[0].count;
   sw->nprogs = opt->nfiles;
   sw->progs = arena_calloc(sw->arena, (size_t)sw->nprogs, sizeof *sw->progs);

@@ -842,6 +842,10 @@ static void gen_sites(Cg *g, Buf *o) {
 }
 
 char *codegen_program(IrProgram *ir, const Plan *pl) {
+  for (int r = 0; r < ir->nregions; r++)
+    if (pl->region[r].levels)
+      fatal("a plan that follows a hierarchical machine's levels runs on the hybrid backend, which is not there yet "
+            "(docs/hierarchical.md); plan for a flat machine");
   Cg g = {.ir = ir, .pl = pl, .arena = ir->arena, .counting = true};
   Buf program = {0}, out = {0};
   cg_program(&g, &program);

@@ -110,14 +110,14 @@ double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, Me
 
 // With more processes than cores, the cores share the processes' work: a
 // superstep lasts at least the total over the cores, however it is spread.
-static double shared_cores(double most, double total, int p, int cores) {
+double cost_shared_cores(double most, double total, int p, int cores) {
   if (cores <= 0 || p <= cores || most <= 0) return 1;
   return fmax(1, total / cores / most);
 }
 
 // The words of the busiest process's h-relation, and their total over
 // processes (each process copies its own messages).
-static double relation_total(const ExactStep *st, int p) {
+double cost_relation_total(const ExactStep *st, int p) {
   double total = 0;
   for (int k = 0; k < p; k++) total += (double)(st->sent[k] > st->recv[k] ? st->sent[k] : st->recv[k]);
   return total;
@@ -134,9 +134,9 @@ void cost_step_counts(const Calibration *cal, int cores, const ExactStep *st, in
   }
   memset(count, 0, CAL_TERMS * sizeof *count);
   local_counts(&st->procs[busiest], shares, count);
-  double local = shared_cores(most, total, p, cores);
+  double local = cost_shared_cores(most, total, p, cores);
   for (int t = 0; t < CAL_WORDS; t++) count[t] *= local;
-  double words = (double)st->h * shared_cores((double)st->h, relation_total(st, p), p, cores);
+  double words = (double)st->h * cost_shared_cores((double)st->h, cost_relation_total(st, p), p, cores);
   split(count, CAL_WORDS, CAL_WORDS_MEM, words, shares.arrays);
   count[CAL_BARRIERS] = barrier;
 }
@@ -146,8 +146,8 @@ double cost_step_seconds(const Machine *m, const ExactStep *st, int p, bool barr
   if (!m->cal.present) {
     double w = (double)st->w, h = (double)st->h, ops = 0;
     for (int k = 0; k < p; k++) ops += (double)st->procs[k].ops;
-    w *= shared_cores(w, ops, p, m->cores);
-    h *= shared_cores(h, relation_total(st, p), p, m->cores);
+    w *= cost_shared_cores(w, ops, p, m->cores);
+    h *= cost_shared_cores(h, cost_relation_total(st, p), p, m->cores);
     return (w + h * m->g + (barrier ? m->l : 0)) / m->s;
   }
   double count[CAL_TERMS];
@@ -161,7 +161,6 @@ static CostStep exact_step(const Machine *m, const ExactStep *st, int p, bool ba
   CostStep s = {.w = (double)st->w, .h = (double)st->h, .where = st->where, .what = st->what, .exact = st};
   cost_step_counts(&m->cal, m->cores, st, p, barrier, shares, s.count);
   if (m->cal.present) s.seconds = calibration_predict(m->cal.unit, s.count);
-  if (m->topology) s.seconds = topology_step_seconds(m, st, p);
   return s;
 }
 
@@ -180,14 +179,17 @@ static CostResult exact_result(Arena *arena, const CostRequest *req) {
   r.footprint_bytes = 8 * x.footprint;
   MemoryShares shares = cost_memory_shares(cal, &x);
   r.memory_share = shares.arrays;
-  for (int i = 0; i < x.nsteps; i++) {
-    r.steps[i] = exact_step(&req->machine, &x.steps[i], x.p, i + 1 < x.nsteps, shares);
-    r.seconds += r.steps[i].seconds;
-  }
+  for (int i = 0; i < x.nsteps; i++) r.steps[i] = exact_step(&req->machine, &x.steps[i], x.p, i + 1 < x.nsteps, shares);
   check_exact(fmax(r.W, r.H));
   r.calibrated = cal->present && !x.truncated && !req->machine.topology;
   r.by_topology = req->machine.topology && !x.truncated;
-  if (!r.calibrated && !r.by_topology) r.seconds = 0;
+  // A tree's seconds come from its levels, calibrated or not (docs/hierarchical.md).
+  r.by_levels = req->machine.tree && !x.truncated;
+  if (r.calibrated || r.by_levels || r.by_topology) {
+    double *per_step = arena_calloc(arena, (size_t)x.nsteps + 1, sizeof *per_step);
+    r.seconds = cost_steps_seconds(&req->machine, x.steps, x.nsteps, x.p, false, shares, per_step);
+    for (int i = 0; i < x.nsteps; i++) r.steps[i].seconds = per_step[i];
+  }
   return r;
 }
 
@@ -211,7 +213,7 @@ CostResult cost_analyse(Arena *arena, const CostRequest *req) {
   CostResult r = req->model == MODEL_EXACT ? exact_result(arena, req) : paper_result(arena, req);
   if (!r.W_form) {
     r.ops = r.W + r.H * req->machine.g + r.S * req->machine.l;
-    if (!r.calibrated && !r.by_topology) r.seconds = r.ops / req->machine.s;
+    if (!r.calibrated && !r.by_topology && !r.by_levels) r.seconds = r.ops / req->machine.s;
   }
   r.analysis_seconds = clock_seconds() - t0;
   return r;

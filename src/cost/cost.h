@@ -53,6 +53,7 @@ typedef struct CostResult {
   double seconds;           // ops / s, or with a calibrated machine the exact model's calibrated time
   bool calibrated;          // seconds come from the machine's calibration
   bool by_topology;         // seconds come from the machine's topology (exact model)
+  bool by_levels;           // exact model on a hierarchical machine: seconds from its levels
   const char *W_form;       // closed forms with closed_form (else NULL)
   const char *H_form;
   const char *S_form;
@@ -104,6 +105,16 @@ typedef struct ExactCollective {
   double words;  // XCH_BCAST: the value; XCH_TREE, XCH_BUTTERFLY: the round's largest message; the others:
                  // every process's part
 } ExactCollective;
+// How a superstep synchronises on a hierarchical machine (docs/hierarchical.md).
+typedef enum {
+  LEVEL_FLAT,    // every process together: a flat superstep
+  LEVEL_UP,      // a round up the levels: each group's children send to its lead, which synchronises them
+  LEVEL_DOWN,    // a round down: each lead sends its children; no synchronisation
+  LEVEL_WITHIN,  // a round in which the processes of each group exchange among themselves,
+                 // synchronised group by group
+  LEVEL_WAYS
+} LevelWay;
+extern const char *const level_way_names[LEVEL_WAYS];  // "flat", "up", "down", "within"
 
 typedef struct ExactStep {
   int64_t w;           // operations of the busiest process (most.ops)
@@ -116,6 +127,8 @@ typedef struct ExactStep {
   int64_t *recv;       // words each process receives, by pid
   ExactCollective *collectives;  // its exchanges, in order
   int ncollectives;
+  LevelWay way;        // a round of a level pattern (ranges.h), whose groups synchronise apart, or flat
+  int round;           // not flat: the round (0: the innermost masters)
 } ExactStep;
 
 typedef struct ExactResult {
@@ -155,7 +168,9 @@ typedef struct MemoryShares {
 // costs every alternative of that region, and at every top-level node
 // every conversion of the node's value, in seconds on a machine, with the
 // memory shares of the run the planner expects.
-typedef double LayoutCosts[LAY_NONE][LAY_NONE];  // by layout from, by layout to
+// By way (0: flat, 1: down a hierarchical machine's levels, ROOT to BLOCK or
+// ALL only), by layout from, by layout to.
+typedef double LayoutCosts[2][LAY_NONE][LAY_NONE];
 typedef struct AltCosts {
   const RegionChoice *alt;  // the region's alternatives (given)
   int nalts;
@@ -177,6 +192,33 @@ void exact_plan_costs(Arena *a, Program *prog, const int64_t *params, const Plan
 
 // A superstep's seconds on machine m: calibrated, or (w + h g + l) / s.
 double cost_step_seconds(const Machine *m, const ExactStep *st, int p, bool barrier, MemoryShares shares);
+// The seconds of n supersteps run one after the other from a common start,
+// the last ending in a barrier only if last_closed: on a flat machine the
+// sum of their cost_step_seconds; on a hierarchical one (sgl.c) each round
+// of a level pattern synchronises its groups apart. per_step (if given)
+// receives what each adds to the run's time.
+double cost_steps_seconds(const Machine *m, const ExactStep *st, int n, int p, bool last_closed, MemoryShares shares,
+                          double *per_step);
+
+//
+// sgl.c: Li & Hains' SGL cost model (docs/hierarchical.md).
+//
+
+// The cost of one superstep at a master: its own work (operations, at its
+// c), its slowest child's cost, the words it scatters to and gathers from
+// its children and its synchronisation: w c + max_i child_i + k_down g_down
+// + k_up g_up + l (the paper's formula, section 2.3).
+double sgl_superstep(const MachineNode *master, double work, const double *child, int nchild, double k_down, double k_up);
+// Its phases (section 2.4): a scatter of k words costs k g_down and needs no
+// synchronisation; a gather of k words costs k g_up + l.
+double sgl_scatter(const MachineNode *master, double words);
+double sgl_gather(const MachineNode *master, double words);
+// The paper's dh (section 3.4, Table 2) of p m elements on a master of p
+// workers holding m each (p and m powers of two), plus costing w_plus
+// operations and times w_times, the communication derived from the
+// algorithm (docs/hierarchical.md, "dh"): the workers' sequential dh, then
+// log2 p stages, the master moving every block up and down in each.
+double sgl_dh(const MachineNode *master, double m, double w_plus, double w_times);
 
 // The share of a run's memory traffic served from memory, not the cache,
 // when it touches footprint words at p processes: none up to half the

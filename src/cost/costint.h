@@ -10,6 +10,16 @@
 typedef struct Analysis Analysis;
 
 //
+// cost.c: shared by the pricing of supersteps (sgl.c).
+//
+
+// With more processes than cores, the factor a superstep's busiest count
+// (most, of total over p processes) grows by: the cores' fair share.
+double cost_shared_cores(double most, double total, int p, int cores);
+// The total over processes of the larger of the words each sends and receives.
+double cost_relation_total(const ExactStep *st, int p);
+
+//
 // steps.c: the supersteps predicted so far and their totals W, H and S.
 //
 

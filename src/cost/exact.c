@@ -68,6 +68,7 @@ typedef struct Ex {
   int64_t reload_set;     // words of the largest application that reads an operand again
   const Machine *m;       // planning (exact_plan_costs): the machine costs are in seconds on
   PlanCosts *costs;       // planning: what every alternative costs, summed over the run
+  ExactStep level;        // the level round the next barrier ends (way, round), if any
 } Ex;
 
 static Shape *ev(Ex *x, Ir *e);
@@ -742,8 +743,10 @@ static int64_t *copy_words(Ex *x, int64_t *w) {
 
 // A barrier: the open superstep's counts and words become a step.
 static void barrier(Ex *x, Pos where, const char *what) {
-  ExactStep s = {.where = where, .what = what, .collectives = copy_collectives(x), .ncollectives = x->ncoll};
+  ExactStep s = {.where = where, .what = what, .collectives = copy_collectives(x), .ncollectives = x->ncoll,
+                 .way = x->level.way, .round = x->level.round};
   x->ncoll = 0;
+  x->level = (ExactStep){0};
   s.procs = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *s.procs);
   s.sent = copy_words(x, x->sent);
   s.recv = copy_words(x, x->recv);
@@ -763,6 +766,28 @@ static void barrier(Ex *x, Pos where, const char *what) {
 // A region's barrier after one of its stages.
 static void stage_barrier(Ex *x, Ir *stage, const char *what) {
   barrier(x, stage->pos, arena_printf(x->sh.arena, "%s: %s", builtin_name(ir_builtin(stage->kind)), what));
+}
+
+// The end of a round of a level pattern: its groups' synchronisation (a
+// scatter's, down, needs none).
+static void level_barrier(Ex *x, Pos where, const char *what, int round, LevelWay way) {
+  x->level = (ExactStep){.way = way, .round = round};
+  barrier(x, where, arena_printf(x->sh.arena, "%s, level round %d", what, round + 1));
+}
+
+static bool is_level_pattern(Exchange xch) {
+  switch (xch) {
+  case XCH_LEVEL_SCATTER: case XCH_LEVEL_BCAST: case XCH_LEVEL_GATHER: case XCH_LEVEL_PARTIALS: case XCH_LEVEL_TOTALS:
+    return true;
+  default: return false;
+  }
+}
+
+// Does process `from` send `to` a message by pattern xch (a level pattern:
+// up, in that round)?
+static bool sends(Ex *x, Exchange xch, int64_t n, int from, int to, int round) {
+  if (!is_level_pattern(xch)) return range_sends(xch, n, x->p, from, to, round);
+  return range_level_sends(xch, false, x->pl->levels.lead, n, x->p, from, to, round);
 }
 
 // Is a value of type t and shape s packed into a buffer before it is sent
@@ -886,6 +911,29 @@ static void conversion_send(Ex *x, Type *t, Shape *v, Exchange xch, bool in_plac
     }
 }
 
+// Round `round` of a scatter or broadcast of v (type t) down the levels:
+// each lead sends each child its group's block, or the whole value.
+static void level_send(Ex *x, Type *t, Shape *v, Exchange xch, int round, bool in_place) {
+  int64_t n = t->kind == T_VEC ? len(v) : 1;
+  const int *lead = x->pl->levels.lead;
+  for (int to = 0; to < x->p; to++) {
+    int from = range_level_lead(lead, x->p, round, to);
+    if (!range_level_sends(xch, true, lead, n, x->p, from, to, round)) continue;
+    int64_t lo, hi;
+    range_level_exchange(xch, true, lead, n, x->p, from, to, round, &lo, &hi);
+    if (xch == XCH_LEVEL_BCAST) value_message(x, from, to, t, v, in_place);
+    else block_message(x, from, to, t, slice(x, v, lo, hi), in_place);
+  }
+}
+
+// A scatter or broadcast down the levels, from the top round to round 0.
+static void level_conversion(Ex *x, Type *t, Pos pos, Shape *v, Exchange xch, bool in_place, const char *what) {
+  for (int round = x->pl->levels.rounds - 1; round >= 0; round--) {
+    level_send(x, t, v, xch, round, in_place);
+    level_barrier(x, pos, what, round, LEVEL_DOWN);
+  }
+}
+
 // After the barrier: a gather copies each process's own block in.
 static void conversion_receive(Ex *x, Type *t, Shape *v, Exchange xch) {
   if (xch != XCH_GATHER && xch != XCH_ALLGATHER) return;
@@ -897,16 +945,20 @@ static void conversion_receive(Ex *x, Type *t, Shape *v, Exchange xch) {
 }
 
 // v converted on its own, as a consumer needs it: one superstep when
-// something is sent.
-static void convert_value(Ex *x, Type *t, Pos pos, Shape *v, Layout from, Layout to) {
-  Exchange xch = plan_conversion(from, to);
+// something is sent (down the levels: one a round).
+static void convert_value(Ex *x, Type *t, Pos pos, Shape *v, Layout from, Layout to, bool levels) {
+  Exchange xch = plan_conversion_by(from, to, levels);
   if (xch == XCH_COUNT || x->p == 1) return;
+  if (is_level_pattern(xch)) {
+    level_conversion(x, t, pos, v, xch, false, arena_printf(x->sh.arena, "%s to %s", plan_layout_name(from), plan_layout_name(to)));
+    return;
+  }
   conversion_send(x, t, v, xch, false);
   barrier(x, pos, arena_printf(x->sh.arena, "%s to %s", plan_layout_name(from), plan_layout_name(to)));
   conversion_receive(x, t, v, xch);
 }
 
-static void convert(Ex *x, Ir *e, Shape *v, Layout from, Layout to) { convert_value(x, e->ty, e->pos, v, from, to); }
+static void convert(Ex *x, Ir *e, Shape *v, Layout from, Layout to) { convert_value(x, e->ty, e->pos, v, from, to, false); }
 
 static Shape *top(Ex *x, Ir *e);
 static void cost_conversions(Ex *x, Type *t, Pos pos, Shape *v, LayoutCosts *into);
@@ -1081,7 +1133,7 @@ static Shape *combine(Ex *x, Ir *e, Shape *env, Shape *acc, Shape *part) {
 static Shape *combine_received(Ex *x, Run *u, Ir *stage, Exchange xch, int round, Shape **value, int k, int from, int to,
                                Shape *acc) {
   for (int q = from; q < to; q++) {
-    if (!range_sends(xch, u->n, x->p, q, k, round)) continue;
+    if (!sends(x, xch, u->n, q, k, round)) continue;
     if (acc) x->now->elems++;
     acc = acc ? combine(x, stage, u->env[stage->stage], acc, value[q]) : value[q];
   }
@@ -1096,7 +1148,7 @@ static void send_values(Ex *x, Run *u, Ir *stage, Exchange xch, int round, Shape
     double words = value_words(x, elem_type(stage), value[from]);
     all += words;
     for (int to = 0; to < x->p; to++)
-      if (range_sends(xch, u->n, x->p, from, to, round)) {
+      if (sends(x, xch, u->n, from, to, round)) {
         value_message(x, from, to, elem_type(stage), value[from], false);
         sent = true;
         if (words > largest) largest = words;
@@ -1120,6 +1172,65 @@ static void tree_rounds(Ex *x, Run *u, Ir *stage) {
   }
 }
 
+// Values up the levels: in each round every child sends its lead the value
+// of its group (a fold's partial, a prefix's total), which the lead
+// combines after its own, in process order; at the top round only when
+// combine_top. Each round's values are kept in by_round (when given).
+static void level_rounds(Ex *x, Run *u, Ir *stage, Exchange xch, Shape **value, bool combine_top, Shape ***by_round) {
+  const int *lead = x->pl->levels.lead;
+  for (int round = 0; round < x->pl->levels.rounds; round++) {
+    send_values(x, u, stage, xch, round, value);
+    level_barrier(x, stage->pos, arena_printf(x->sh.arena, "%s: %s", builtin_name(ir_builtin(stage->kind)),
+                                              xch == XCH_LEVEL_TOTALS ? "block totals up" : "partial results"),
+                  round, LEVEL_UP);
+    Shape **before = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *before);
+    memcpy(before, value, (size_t)x->p * sizeof *before);
+    bool top = round == x->pl->levels.rounds - 1;
+    for (int k = 0; k < x->p && (combine_top || !top); k++) {
+      if (range_level_lead(lead, x->p, round, k) != k) continue;
+      on(x, k);
+      value[k] = combine_received(x, u, stage, xch, round, before, k, k + 1, x->p, before[k]);
+    }
+    if (by_round) {
+      by_round[round] = arena_calloc(x->sh.arena, (size_t)x->p, sizeof **by_round);
+      memcpy(by_round[round], value, (size_t)x->p * sizeof *value);
+    }
+  }
+}
+
+// A prefix's totals by levels: up as a fold's partials, the groups' totals
+// kept round by round; then down, each lead sends each child with elements
+// the total before the child's group: its own offset combined with the
+// totals of the groups before (docs/hierarchical.md, "Plans that follow the
+// levels").
+static void level_prefix(Ex *x, Run *u, Ir *stage) {
+  const int *lead = x->pl->levels.lead;
+  int rounds = x->pl->levels.rounds, st = stage->stage;
+  Shape **value = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *value);
+  memcpy(value, u->total[st], (size_t)x->p * sizeof *value);
+  Shape ***total = arena_calloc(x->sh.arena, (size_t)rounds + 1, sizeof *total);
+  level_rounds(x, u, stage, XCH_LEVEL_TOTALS, value, false, total);
+  Shape **offset = u->offset[st];
+  for (int round = rounds - 1; round >= 0; round--) {
+    for (int k = 0; k < x->p; k++) {
+      if (range_level_lead(lead, x->p, round, k) != k) continue;
+      on(x, k);
+      Shape *acc = offset[k];
+      int end = range_level_end(lead, x->p, round, k);
+      for (int prev = k, c = range_level_end(lead, x->p, round - 1, k); c < end; prev = c, c = range_level_end(lead, x->p, round - 1, c)) {
+        Shape *t = round ? total[round - 1][prev] : u->total[st][prev];
+        if (t && acc) x->now->elems++;
+        if (t) acc = acc ? combine(x, stage, u->env[st], acc, t) : t;
+        if (!acc || !range_level_sends(XCH_LEVEL_TOTALS, true, lead, u->n, x->p, k, c, round)) continue;
+        value_message(x, k, c, elem_type(stage), acc, false);
+        offset[c] = acc;
+      }
+    }
+    level_barrier(x, stage->pos, arena_printf(x->sh.arena, "%s: block totals down", builtin_name(ir_builtin(stage->kind))),
+                  round, LEVEL_DOWN);
+  }
+}
+
 static void run_exchange(Ex *x, Run *u, const Step *s) {
   Ir *stage = u->r->stages[s->to];
   switch (s->xch) {
@@ -1128,6 +1239,8 @@ static void run_exchange(Ex *x, Run *u, const Step *s) {
     stage_barrier(x, stage, "block totals");
     return;
   case XCH_TREE: tree_rounds(x, u, stage); return;
+  case XCH_LEVEL_PARTIALS: level_rounds(x, u, stage, s->xch, u->partial, true, NULL); return;
+  case XCH_LEVEL_TOTALS: level_prefix(x, u, stage); return;
   case XCH_INITS: case XCH_TAILS: {
     Shape *all = NULL;  // the whole argument, to slice the parts sent
     Shape **parts = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *parts);
@@ -1290,7 +1403,11 @@ static void run_butterfly(Ex *x, Run *u, const Step *s) {
         if (words > largest) largest = words;
       }
     collective(x, XCH_BUTTERFLY, round, largest);
-    stage_barrier(x, dh, arena_printf(x->sh.arena, "round %d", round + 1));
+    if (u->c->levels)  // partners exchange within the smallest groups that hold both
+      level_barrier(x, dh->pos, arena_printf(x->sh.arena, "dh: round %d", round + 1),
+                    range_level_meet(x->pl->levels.lead, x->p, x->pl->levels.rounds, round), LEVEL_WITHIN);
+    else
+      stage_barrier(x, dh, arena_printf(x->sh.arena, "round %d", round + 1));
     memcpy(before, u->blk, (size_t)x->p * sizeof *before);
     for (int k = 0; k < x->p; k++) {
       on(x, k);
@@ -1303,6 +1420,32 @@ static void run_butterfly(Ex *x, Run *u, const Step *s) {
   }
 }
 
+// The result's blocks to process 0 up the levels: in each round every
+// child sends its lead its group's elements; a lead copies its own block in
+// first (process 0 not if the last pass stored it in the result).
+static void level_gather(Ex *x, Run *u) {
+  const int *lead = x->pl->levels.lead;
+  Type *t = u->r->root->ty;
+  Shape *all = joined(x, u->blk, u->n);
+  bool *copied = arena_calloc(x->sh.arena, (size_t)x->p, sizeof *copied);
+  for (int round = 0; round < x->pl->levels.rounds; round++) {
+    for (int from = 0; from < x->p; from++) {
+      int to = range_level_lead(lead, x->p, round, from);
+      if (!range_level_sends(XCH_LEVEL_GATHER, false, lead, u->n, x->p, from, to, round)) continue;
+      int64_t lo, hi;
+      range_level_exchange(XCH_LEVEL_GATHER, false, lead, u->n, x->p, from, to, round, &lo, &hi);
+      block_message(x, from, to, t, slice(x, all, lo, hi), false);
+      if (copied[to] || (to == 0 && u->placed)) continue;
+      int64_t own = array_words(t, len(u->blk[to]));
+      x->open[to].loads += own;
+      x->open[to].stores += own;
+      copied[to] = true;
+    }
+    level_barrier(x, u->r->root->pos, arena_printf(x->sh.arena, "%s: gather", builtin_name(ir_builtin(u->r->root->kind))),
+                  round, LEVEL_UP);
+  }
+}
+
 static void run_step(Ex *x, Run *u, const Step *s, const Step *next) {
   switch (s->kind) {
   case STEP_FETCH: return;  // counted before (fetch)
@@ -1312,7 +1455,10 @@ static void run_step(Ex *x, Run *u, const Step *s, const Step *next) {
   case STEP_EXCHANGE: run_exchange(x, u, s); return;
   case STEP_COMBINE: run_combine(x, u, s); return;
   case STEP_SEGMENTS: run_segments(x, u, s); return;
-  case STEP_GATHER: run_gather(x, u, s); return;
+  case STEP_GATHER:
+    if (s->xch == XCH_LEVEL_GATHER) level_gather(x, u);
+    else run_gather(x, u, s);
+    return;
   case STEP_BUTTERFLY: run_butterfly(x, u, s); return;
   }
 }
@@ -1324,6 +1470,7 @@ static void fetch(Ex *x, Region *r, Shape **operand, Shape **arg) {
   int n = plan_fetch_items(x->pl, r, it);
   if (!plan_fetch_sends(x->pl, r)) return;
   Shape **v = arena_calloc(x->sh.arena, (size_t)n + 1, sizeof *v);
+  bool flat = false, levels = false;
   for (int i = 0; i < n; i++) {
     switch (it[i].kind) {
     case FETCH_VAR: v[i] = x->env[r->captured[it[i].index]->id]; break;
@@ -1331,12 +1478,21 @@ static void fetch(Ex *x, Region *r, Shape **operand, Shape **arg) {
     case FETCH_OPERAND: v[i] = operand[it[i].index]; break;
     default: v[i] = arg[it[i].index]; break;
     }
-    if (it[i].xch == XCH_COUNT) continue;
+    levels |= is_level_pattern(it[i].xch);
+    if (it[i].xch == XCH_COUNT || is_level_pattern(it[i].xch)) continue;
     conversion_send(x, it[i].ty, v[i], it[i].xch, plan_fetch_in_place(x->pl, r, &it[i]));
+    flat = true;
   }
-  barrier(x, r->first->pos, arena_printf(x->sh.arena, "%s: fetch", builtin_name(ir_builtin(r->first->kind))));
+  const char *what = arena_printf(x->sh.arena, "%s: fetch", builtin_name(ir_builtin(r->first->kind)));
+  if (flat) barrier(x, r->first->pos, what);
   for (int i = 0; i < n; i++)
-    if (it[i].xch != XCH_COUNT) conversion_receive(x, it[i].ty, v[i], it[i].xch);
+    if (it[i].xch != XCH_COUNT && !is_level_pattern(it[i].xch)) conversion_receive(x, it[i].ty, v[i], it[i].xch);
+  // Down the levels, every item in each round.
+  for (int round = x->pl->levels.rounds - 1; levels && round >= 0; round--) {
+    for (int i = 0; i < n; i++)
+      if (is_level_pattern(it[i].xch)) level_send(x, it[i].ty, v[i], it[i].xch, round, plan_fetch_in_place(x->pl, r, &it[i]));
+    level_barrier(x, r->first->pos, what, round, LEVEL_DOWN);
+  }
 }
 
 static Shape ***per_stage(Ex *x, Region *r) {
@@ -1472,8 +1628,8 @@ static Counts *counts_copy(Ex *x, const Counts *c) {
   return d;
 }
 
-// The open superstep's time, were it to end now without a barrier.
-static double open_seconds(Ex *x) {
+// The open superstep as a step, were it to end now without a barrier.
+static ExactStep open_step(Ex *x) {
   ExactStep s = {.procs = x->open, .sent = x->sent, .recv = x->recv, .collectives = x->coll, .ncollectives = x->ncoll};
   for (int k = 0; k < x->p; k++) {
     counts_max(&s.most, &x->open[k]);
@@ -1481,7 +1637,12 @@ static double open_seconds(Ex *x) {
     if (x->recv[k] > s.h) s.h = x->recv[k];
   }
   s.w = s.most.ops;
-  return cost_step_seconds(x->m, &s, x->p, false, x->costs->shares);
+  return s;
+}
+
+static double open_seconds(Ex *x) {
+  ExactStep s = open_step(x);
+  return cost_steps_seconds(x->m, &s, 1, x->p, false, x->costs->shares, NULL);
 }
 
 static Snapshot snapshot(Ex *x) {
@@ -1491,9 +1652,11 @@ static Snapshot snapshot(Ex *x) {
 
 // The seconds since s: the supersteps closed since, and what the open one grew.
 static double seconds_since(Ex *x, const Snapshot *s) {
-  double t = open_seconds(x) - s->open_seconds;
-  for (int i = s->nsteps; i < x->nsteps; i++) t += cost_step_seconds(x->m, &x->steps[i], x->p, true, x->costs->shares);
-  return t;
+  int n = x->nsteps - s->nsteps;
+  ExactStep *steps = arena_calloc(x->sh.arena, (size_t)n + 1, sizeof *steps);
+  if (n) memcpy(steps, &x->steps[s->nsteps], (size_t)n * sizeof *steps);
+  steps[n] = open_step(x);
+  return cost_steps_seconds(x->m, steps, n + 1, x->p, false, x->costs->shares, NULL) - s->open_seconds;
 }
 
 static void restore(Ex *x, const Snapshot *s) {
@@ -1518,15 +1681,17 @@ static Snapshot sandbox(Ex *x, Snapshot *start) {
 
 // What converting v (type t) from every layout to every other costs.
 static void cost_conversions(Ex *x, Type *t, Pos pos, Shape *v, LayoutCosts *into) {
-  for (int from = 0; from < LAY_NONE; from++)
-    for (int to = 0; to < LAY_NONE; to++) {
-      if (plan_conversion((Layout)from, (Layout)to) == XCH_COUNT) continue;
-      if ((from == LAY_BLOCK || to == LAY_BLOCK) && t->kind != T_VEC) continue;
-      Snapshot start, s = sandbox(x, &start);
-      convert_value(x, t, pos, v, (Layout)from, (Layout)to);
-      (*into)[from][to] += seconds_since(x, &s);
-      restore(x, &start);
-    }
+  for (int way = 0; way < (x->pl->levels.rounds ? 2 : 1); way++)
+    for (int from = 0; from < LAY_NONE; from++)
+      for (int to = 0; to < LAY_NONE; to++) {
+        Exchange xch = plan_conversion_by((Layout)from, (Layout)to, way);
+        if (xch == XCH_COUNT || (way && !is_level_pattern(xch))) continue;
+        if ((from == LAY_BLOCK || to == LAY_BLOCK) && t->kind != T_VEC) continue;
+        Snapshot start, s = sandbox(x, &start);
+        convert_value(x, t, pos, v, (Layout)from, (Layout)to, way);
+        (*into)[way][from][to] += seconds_since(x, &s);
+        restore(x, &start);
+      }
 }
 
 // Every alternative of region r, its operands in place; and what
@@ -1553,20 +1718,22 @@ static double **costs_flat(Ex *x, int *n) {
   IrProgram *ir = x->ir;
   int count = 0;
   for (int r = 0; r < ir->nregions; r++)
-    count += x->costs->region[r].nalts + (ir->regions[r]->ncaptured + ir->regions[r]->ninputs) * LAY_NONE * LAY_NONE;
-  count += ir->nnodes * LAY_NONE * LAY_NONE;
+    count += x->costs->region[r].nalts + (ir->regions[r]->ncaptured + ir->regions[r]->ninputs) * 2 * LAY_NONE * LAY_NONE;
+  count += ir->nnodes * 2 * LAY_NONE * LAY_NONE;
   double **at = arena_calloc(x->sh.arena, (size_t)count + 1, sizeof *at);
   int k = 0;
   for (int r = 0; r < ir->nregions; r++) {
     AltCosts *ac = &x->costs->region[r];
     for (int a = 0; a < ac->nalts; a++) at[k++] = &ac->seconds[a];
     for (int i = 0; i < ir->regions[r]->ncaptured + ir->regions[r]->ninputs; i++)
-      for (int f = 0; f < LAY_NONE; f++)
-        for (int t = 0; t < LAY_NONE; t++) at[k++] = &ac->fetch[i][f][t];
+      for (int w = 0; w < 2; w++)
+        for (int f = 0; f < LAY_NONE; f++)
+          for (int t = 0; t < LAY_NONE; t++) at[k++] = &ac->fetch[i][w][f][t];
   }
   for (int e = 0; e < ir->nnodes; e++)
-    for (int f = 0; f < LAY_NONE; f++)
-      for (int t = 0; t < LAY_NONE; t++) at[k++] = &x->costs->conv[e][f][t];
+    for (int w = 0; w < 2; w++)
+      for (int f = 0; f < LAY_NONE; f++)
+        for (int t = 0; t < LAY_NONE; t++) at[k++] = &x->costs->conv[e][w][f][t];
   *n = k;
   return at;
 }

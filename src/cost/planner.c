@@ -14,8 +14,10 @@
 
 #define INF 1e300
 
-// The alternatives of region r the limits allow.
-static int alternatives(IrProgram *ir, const Region *r, const PlanLimits *lim, RegionChoice *out) {
+// The alternatives of region r the limits allow; on a hierarchical machine
+// (levels), each parallel one also following its levels, where the region
+// can (a fold's method and an allgathered result do not apply there).
+static int alternatives(IrProgram *ir, const Region *r, const PlanLimits *lim, bool levels, RegionChoice *out) {
   bool fold = r->root->kind == IR_FOLD, prefix = false;
   for (int s = 0; s < r->nstages; s++) prefix |= r->stages[s]->kind == IR_PREFIX;
   int n = 0;
@@ -35,7 +37,9 @@ static int alternatives(IrProgram *ir, const Region *r, const PlanLimits *lim, R
         for (int o = 0; o < (fold ? 1 : 3); o++) {
           RegionChoice c = {.out = outs[o], .fold = (FoldMethod)f, .prefix = (PrefixMethod)m, .lanes = lanes[l]};
           if (fold) c.out = f == FOLD_ALLREDUCE ? LAY_ALL : LAY_ROOT;
-          out[n++] = c;
+          if (lim->levels != 1) out[n++] = c;
+          if (levels && lim->levels != 0 && plan_levels_fit(r) && c.out != LAY_ALL && (!fold || f == FOLD_GATHER))
+            out[n++] = (RegionChoice){.out = c.out, .prefix = c.prefix, .lanes = c.lanes, .levels = true};
         }
       }
     }
@@ -44,7 +48,7 @@ static int alternatives(IrProgram *ir, const Region *r, const PlanLimits *lim, R
   return n;
 }
 
-enum { MAX_ALTERNATIVES = 2 * (2 + FOLD_METHODS * PREFIX_METHODS * 3) };
+enum { MAX_ALTERNATIVES = 2 * (2 + 2 * FOLD_METHODS * PREFIX_METHODS * 3) };
 
 //
 // The search.
@@ -73,7 +77,7 @@ static bool fits(Ir *e, Layout l) { return l != LAY_BLOCK || e->ty->kind == T_VE
 static double conv(Dp *d, Ir *e, Layout from, Layout to) {
   if (!fits(e, from) || !fits(e, to)) return INF;
   if (plan_conversion(from, to) == XCH_COUNT) return 0;
-  return d->costs.conv[e->id][from][to];
+  return d->costs.conv[e->id][0][from][to];
 }
 
 static Layout reference_layout(Dp *d, Ir *e) { return e->kind == IR_INPUT ? d->input[e->index] : d->env[e->var->id]; }
@@ -173,6 +177,26 @@ static Layout alternative_out(const Region *r, const RegionChoice *c) {
   return c->fold == FOLD_ALLREDUCE ? LAY_ALL : LAY_ROOT;
 }
 
+// An operand of region option c delivered where the region reads it (at):
+// on a tree's levels, made on process 0 and sent down them if that is
+// cheaper than the operand delivered there (committed, if d->commit).
+static double operand(Dp *d, Ir *e, const RegionChoice *c, Layout at) {
+  if (!c->levels) return solve(d, e, at);
+  Plan *commit = d->commit;
+  d->commit = NULL;
+  double there = solve(d, e, at), down = solve(d, e, LAY_ROOT) + d->costs.conv[e->id][1][LAY_ROOT][at];
+  d->commit = commit;
+  if (commit) solve(d, e, down < there ? LAY_ROOT : at);
+  return fmin(there, down);
+}
+
+// Converting a captured value (fetch item k) from where it is to where the
+// region reads it: down the levels when the region follows them.
+static double fetched(AltCosts *ac, int k, const RegionChoice *c, Layout from, Layout full) {
+  int way = plan_conversion_by(from, full, c->levels) != plan_conversion(from, full);
+  return plan_conversion(from, full) == XCH_COUNT ? 0 : ac->fetch[k][way][from][full];
+}
+
 static double region_option(Dp *d, Ir *e, Layout to, int i) {
   Region *r = e->region;
   if (d->forced == r->id && i != d->forced_alt) return INF;
@@ -182,17 +206,11 @@ static double region_option(Dp *d, Ir *e, Layout to, int i) {
   Layout full = c->alone ? c->out : LAY_ALL, arg = c->alone ? c->out : LAY_BLOCK;
   double cost = ac->seconds[i] + conv(d, e, alternative_out(r, c), to);
   for (int s = r->nstages - 1; s >= 0 && cost < INF; s--)
-    if (r->stages[s]->kind == IR_C_PROD) cost += solve(d, r->stages[s]->a, full);
-  if (r->first->kind == IR_PAIR_MAP) cost += solve(d, r->first->a, arg) + solve(d, r->first->b, arg);
-  else cost += solve(d, plan_chain_arg(r->first), arg);
-  for (int k = 0; k < r->ncaptured; k++) {
-    Layout from = d->env[r->captured[k]->id];
-    if (plan_conversion(from, full) != XCH_COUNT) cost += ac->fetch[k][from][full];
-  }
-  for (int k = 0; k < r->ninputs; k++) {
-    Layout from = d->input[r->inputs[k]->index];
-    if (plan_conversion(from, full) != XCH_COUNT) cost += ac->fetch[r->ncaptured + k][from][full];
-  }
+    if (r->stages[s]->kind == IR_C_PROD) cost += operand(d, r->stages[s]->a, c, full);
+  if (r->first->kind == IR_PAIR_MAP) cost += operand(d, r->first->a, c, arg) + operand(d, r->first->b, c, arg);
+  else cost += operand(d, plan_chain_arg(r->first), c, arg);
+  for (int k = 0; k < r->ncaptured; k++) cost += fetched(ac, k, c, d->env[r->captured[k]->id], full);
+  for (int k = 0; k < r->ninputs; k++) cost += fetched(ac, r->ncaptured + k, c, d->input[r->inputs[k]->index], full);
   return cost;
 }
 
@@ -272,7 +290,7 @@ static void cost_alternatives(Dp *d, Arena *a, Program *prog, const int64_t *par
   for (int r = 0; r < ir->nregions; r++) {
     AltCosts *ac = &d->costs.region[r];
     RegionChoice *alt = arena_calloc(a, MAX_ALTERNATIVES, sizeof *alt);
-    ac->nalts = alternatives(ir, ir->regions[r], d->lim, alt);
+    ac->nalts = alternatives(ir, ir->regions[r], d->lim, base->levels.rounds > 0, alt);
     ac->alt = alt;
     ac->seconds = arena_calloc(a, (size_t)ac->nalts + 1, sizeof *ac->seconds);
     ac->fetch = arena_calloc(a, (size_t)(ir->regions[r]->ncaptured + ir->regions[r]->ninputs) + 1, sizeof *ac->fetch);
@@ -306,8 +324,19 @@ static double search(Dp *d, Plan *pl) {
   return cost;
 }
 
-static Plan *template(IrProgram *ir, int p, const PlanLimits *lim) {
-  Plan *pl = plan_paper(ir, p);
+// The levels of machine m for its plans: none unless it is hierarchical,
+// whose plans are for its workers.
+static PlanLevels levels_of(const Machine *m) {
+  if (!m->tree) return (PlanLevels){0};
+  if (m->p != m->tree->leaves)
+    fatal("machine %s is hierarchical with %d workers: its plans and costs are for p = %d, not %d", m->name,
+          m->tree->leaves, m->tree->leaves, m->p);
+  return (PlanLevels){m->tree->rounds, m->tree->lead};
+}
+
+static Plan *template(IrProgram *ir, const Machine *m, const PlanLimits *lim) {
+  Plan *pl = plan_paper(ir, m->p);
+  pl->levels = levels_of(m);
   plan_apply_limits(pl, lim);
   return pl;
 }
@@ -319,8 +348,7 @@ static double plan_run(Program *prog, const int64_t *params, const Plan *pl, con
   ExactResult x;
   exact_cost(a, prog, params, pl, &x);
   MemoryShares sh = cost_memory_shares(&m->cal, &x);
-  double t = 0;
-  for (int i = 0; i < x.nsteps; i++) t += cost_step_seconds(m, &x.steps[i], x.p, i + 1 < x.nsteps, sh);
+  double t = cost_steps_seconds(m, x.steps, x.nsteps, x.p, false, sh, NULL);
   arena_free(a);
   if (shares) *shares = sh;
   return t;
@@ -380,9 +408,10 @@ enum { SHARE_ROUNDS = 3 };
 static Plan *best_plan(Program *prog, const int64_t *params, const Machine *m, const PlanLimits *lim, PlanReport *report) {
   IrProgram *ir = lower_program(prog);
   Plan *base = plan_default(ir, m->p);
+  base->levels = levels_of(m);
   plan_apply_limits(base, lim);
   if (!params) return base;
-  Plan *best = template(ir, m->p, lim);
+  Plan *best = template(ir, m, lim);
   MemoryShares shares, next;
   double least = plan_run(prog, params, best, m, NULL);
   plan_run(prog, params, base, m, &shares);
@@ -409,15 +438,15 @@ PlanReport cost_plan_report(Program *prog, const int64_t *params, const Machine 
   PlanLimits lim = limits_of(spec, block_result);
   IrProgram *ir = lower_program(prog);
   PlanReport report = {0};
-  report.plan = strcmp(lim.base, "paper") == 0 ? template(ir, m->p, &lim) : best_plan(prog, params, m, &lim, &report);
+  report.plan = strcmp(lim.base, "paper") == 0 ? template(ir, m, &lim) : best_plan(prog, params, m, &lim, &report);
   report.seconds = cost_plan_seconds(prog, params, report.plan, m);
-  report.paper_seconds = cost_plan_seconds(prog, params, template(ir, m->p, &lim), m);
+  report.paper_seconds = cost_plan_seconds(prog, params, template(ir, m, &lim), m);
   return report;
 }
 
 Plan *cost_plan(Program *prog, const int64_t *params, const Machine *m, const char *spec, bool block_result) {
   PlanLimits lim = limits_of(spec, block_result);
   IrProgram *ir = lower_program(prog);
-  if (strcmp(lim.base, "paper") == 0) return template(ir, m->p, &lim);
+  if (strcmp(lim.base, "paper") == 0) return template(ir, m, &lim);
   return best_plan(prog, params, m, &lim, NULL);
 }

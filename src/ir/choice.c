@@ -48,6 +48,7 @@ Plan *plan_copy(const Plan *pl) {
   memcpy(c->place, pl->place, (size_t)ir->nnodes * sizeof *c->place);
   c->block_result = pl->block_result;
   c->master = pl->master;
+  c->levels = pl->levels;
   plan_finish(c);
   return c;
 }
@@ -76,6 +77,7 @@ static bool setting(PlanLimits *lim, const char *key, const char *value, char *e
   static const char *const regions[] = {"sequential", "parallel"};
   static const char *const lanes[] = {"1", "4"};
   static const char *const results[] = {"root", "block"};
+  static const char *const levels[] = {"flat", "follow"};
   struct {
     const char *key;
     const char *const *names;
@@ -89,6 +91,7 @@ static bool setting(PlanLimits *lim, const char *key, const char *value, char *e
       {"inputs", layout_names, 3, &lim->inputs, "root, all or block"},
       {"lanes", lanes, 2, &lim->lanes, "1 or 4"},
       {"result", results, 2, &lim->result, "root or block"},
+      {"levels", levels, 2, &lim->levels, "flat or follow"},
   };
   for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
     if (strcmp(key, keys[k].key) != 0) continue;
@@ -100,12 +103,12 @@ static bool setting(PlanLimits *lim, const char *key, const char *value, char *e
     *keys[k].slot = keys[k].slot == &lim->lanes ? (v ? PLAN_LANES : 1) : keys[k].slot == &lim->result ? (v ? LAY_BLOCK : -1) : v;
     return true;
   }
-  snprintf(err, size, "--plan: unknown setting '%s' (fold, prefix, regions, inputs, lanes, result)", key);
+  snprintf(err, size, "--plan: unknown setting '%s' (fold, prefix, regions, inputs, lanes, result, levels)", key);
   return false;
 }
 
 bool plan_parse_limits(const char *spec, PlanLimits *lim, char *err, size_t size) {
-  *lim = (PlanLimits){.base = "best", .fold = -1, .prefix = -1, .regions = -1, .inputs = -1, .result = -1};
+  *lim = (PlanLimits){.base = "best", .fold = -1, .prefix = -1, .regions = -1, .inputs = -1, .result = -1, .levels = -1};
   char buf[256];
   if (!spec) return true;
   if (strlen(spec) >= sizeof buf) {
@@ -140,6 +143,7 @@ void plan_apply_limits(Plan *pl, const PlanLimits *lim) {
     if (lim->lanes) c->lanes = lim->lanes;
     if (lim->regions >= 0) c->alone = lim->regions == 0;
     if (c->alone && c->out == LAY_BLOCK) c->out = LAY_ROOT;
+    if (lim->levels >= 0) c->levels = lim->levels == 1 && pl->levels.rounds && !c->alone && plan_levels_fit(ir->regions[r]);
   }
   if (lim->inputs >= 0)
     for (int k = 0; k < ir->prog->ninputs; k++) pl->input[k] = (Layout)lim->inputs;
@@ -147,11 +151,20 @@ void plan_apply_limits(Plan *pl, const PlanLimits *lim) {
   plan_finish(pl);
 }
 
+bool plan_levels_fit(const Region *r) {
+  for (int s = 0; s < r->nstages; s++)
+    if (r->stages[s]->kind == IR_INITS || r->stages[s]->kind == IR_TAILS) return false;
+  return true;
+}
+
 char *plan_choice_text(Arena *a, const Region *r, const RegionChoice *c) {
   if (c->alone) return arena_printf(a, "sequential, on %s", c->out == LAY_ALL ? "every process" : "process 0");
   bool fold = r->root->kind == IR_FOLD, prefix = false;
   for (int s = 0; s < r->nstages; s++) prefix |= r->stages[s]->kind == IR_PREFIX;
   const char *where = c->out == LAY_BLOCK ? "left distributed" : c->out == LAY_ALL ? "on every process" : "on process 0";
+  if (c->levels)
+    return arena_printf(a, "parallel by levels%s%s, result %s", prefix ? ", prefix " : "",
+                        prefix ? (c->prefix == PREFIX_STORE ? "stored" : "recomputed") : "", where);
   return arena_printf(a, "parallel%s%s%s%s, result %s", fold ? ", fold by " : "", fold ? fold_names[c->fold] : "",
                       prefix ? ", prefix " : "", prefix ? (c->prefix == PREFIX_STORE ? "stored" : "recomputed") : "",
                       where);

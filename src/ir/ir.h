@@ -259,6 +259,10 @@ typedef struct RegionChoice {
   FoldMethod fold;      // a fold stage's combining
   PrefixMethod prefix;  // its prefix stages'
   int lanes;            // accumulators of its fold loops (1 or PLAN_LANES)
+  bool levels;          // parallel, following the machine's levels (docs/hierarchical.md): its
+                        // argument scattered and captured values broadcast down the levels, a
+                        // fold combined and a prefix's totals found level by level, its result
+                        // gathered up them (the plan's levels must be set)
 } RegionChoice;
 
 //
@@ -273,6 +277,7 @@ typedef enum {
   STEP_COMBINE,   // what stage `stage` received combined: a fold's partials, a prefix's totals
   STEP_SEGMENTS,  // inits or tails of stage `stage`: the segments, from the block and the parts received
   STEP_GATHER,    // the result's blocks to process 0 or to every process (xch), then a barrier
+                  // (XCH_LEVEL_GATHER: up the levels, a barrier each)
   STEP_BUTTERFLY, // dh of stage `stage` on the stored block: its local stages, then its rounds
                   // (XCH_BUTTERFLY) or, where the blocks do not align, gathered to process 0
                   // and scattered back (ranges.h, range_butterfly)
@@ -302,7 +307,8 @@ typedef struct Step {
   uint64_t seeded;    // STEP_PASS: prefix stages (bit s) run again, from the lower blocks' total
   int lanes;          // STEP_PASS with SINK_FOLD or SINK_REDUCE: accumulators
   Exchange xch;       // STEP_EXCHANGE, STEP_COMBINE (what was received), STEP_GATHER: the
-                      // pattern; XCH_TREE stands for all its rounds, each an exchange and a combine
+                      // pattern; XCH_TREE and the level patterns stand for all their rounds, each
+                      // an exchange and a combine
 } Step;
 
 typedef struct RegionSteps {
@@ -326,6 +332,13 @@ typedef struct FetchItem {
 // The plan: the choices and what they imply.
 //
 
+// The levels of the hierarchical machine a plan is made for (ranges.h,
+// "Hierarchical machines"): rounds 0 for a flat machine.
+typedef struct PlanLevels {
+  int rounds;        // levels of masters
+  const int *lead;   // [round * p + k]: the first process of k's group at that round
+} PlanLevels;
+
 typedef struct Plan {
   IrProgram *ir;          // the program
   int p;                  // the processes it is made for
@@ -336,6 +349,7 @@ typedef struct Plan {
                           // (a sequential part with a distributed operand, a top-level iter or ifs)
   bool block_result;      // main's value may stay distributed (it is written by blocks)
   bool master;            // the papers' template: every sequential part runs on process 0
+  PlanLevels levels;      // the machine's levels, for regions that follow them (rounds 0: none)
   // Derived by plan_finish (layout.c, steps.c):
   Layout *have;           // by node id: where a top-level node's value is made
   Layout *need;           // by node id: where its consumer reads it (a conversion between)
@@ -363,6 +377,7 @@ typedef struct PlanLimits {
   int regions;           // 1: parallel only, 0: sequential only, -1: either
   int inputs;            // a Layout for every input, or -1 for the planner's choice
   int result;            // LAY_BLOCK: main's value may stay distributed; else -1
+  int levels;            // 0: flat regions only, 1: following the machine's levels only, -1: either
 } PlanLimits;
 // Parses --plan SPEC: "best" or "paper", then ",KEY=VALUE" settings
 // (docs/user-guide.md); false with a message in err if it is not one.
@@ -372,6 +387,9 @@ void plan_apply_limits(Plan *pl, const PlanLimits *lim);
 const char *plan_layout_name(Layout l);    // "root", "all", "block"
 const char *plan_fold_name(FoldMethod m);  // "gather", "tree", "allreduce"
 const char *plan_prefix_name(PrefixMethod m);  // "store", "recompute"
+// Can region r follow a machine's levels (no inits or tails stage: their
+// exchanges are between processes, not up and down a tree)?
+bool plan_levels_fit(const Region *r);
 // A region's choice in words, e.g. "parallel, fold by tree, result on process 0".
 char *plan_choice_text(Arena *a, const Region *r, const RegionChoice *c);
 
@@ -383,6 +401,9 @@ void plan_finish(Plan *pl);
 // The pattern converting a value from one layout to another (XCH_COUNT:
 // none is needed: the same layout, or ALL read as ROOT or as BLOCK).
 Exchange plan_conversion(Layout from, Layout to);
+// The same, down the machine's levels when levels is set (a scatter or a
+// broadcast from process 0: XCH_LEVEL_SCATTER, XCH_LEVEL_BCAST).
+Exchange plan_conversion_by(Layout from, Layout to, bool levels);
 // The conversions of r's fetch, in field order; returns how many (at most
 // plan_fetch_max(r)).
 int plan_fetch_items(const Plan *pl, const Region *r, FetchItem *items);

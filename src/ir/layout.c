@@ -15,6 +15,12 @@ Exchange plan_conversion(Layout from, Layout to) {
   return to == LAY_ROOT ? XCH_GATHER : XCH_ALLGATHER;
 }
 
+Exchange plan_conversion_by(Layout from, Layout to, bool levels) {
+  Exchange x = plan_conversion(from, to);
+  if (!levels) return x;
+  return x == XCH_SCATTER ? XCH_LEVEL_SCATTER : x == XCH_BCAST ? XCH_LEVEL_BCAST : x;
+}
+
 //
 // Regions' operands: the top-level nodes a region reads, in the order the
 // executor evaluates them (c_prod's operands outermost stage first, then
@@ -60,7 +66,7 @@ int plan_fetch_items(const Plan *pl, const Region *r, FetchItem *items) {
                  r->first->kind == IR_PAIR_MAP ? r->first->b : NULL};
   for (int i = 0; i < 2 && args[i]; i++)
     items[n++] = (FetchItem){FETCH_ARG, i, args[i]->ty, pl->have[args[i]->id], arg_target(c), XCH_COUNT};
-  for (int i = 0; i < n; i++) items[i].xch = plan_conversion(items[i].from, items[i].to);
+  for (int i = 0; i < n; i++) items[i].xch = plan_conversion_by(items[i].from, items[i].to, c->levels);
   return n;
 }
 
@@ -263,6 +269,9 @@ static void normalise(Plan *pl) {
     if (c->alone && c->out == LAY_BLOCK) c->out = LAY_ROOT;
     if (!c->alone && g->root->kind == IR_FOLD) c->out = c->fold == FOLD_ALLREDUCE ? LAY_ALL : LAY_ROOT;
     if (g->nstages > 64) c->prefix = PREFIX_STORE;
+    // A region follows levels only when it runs in parallel on a machine with them.
+    c->levels = c->levels && !c->alone && pl->levels.rounds && plan_levels_fit(g);
+    if (c->levels && c->out == LAY_ALL) c->out = LAY_ROOT;
     if (c->lanes < 1) c->lanes = 1;
   }
   for (int k = 0; k < pl->ir->prog->ninputs; k++)

@@ -35,6 +35,13 @@ typedef enum {
                    * with elements */
   XCH_BUTTERFLY,  /* dh, one round: every process sends its block to the one whose number differs
                    * from its own in bit `round` (range_butterfly holds) */
+  /* The patterns of a hierarchical machine's levels, in rounds (range_level_exchange): */
+  XCH_LEVEL_SCATTER,  /* down: each lead sends each child its group's elements */
+  XCH_LEVEL_BCAST,    /* down: each lead sends each child the whole vector (or value) */
+  XCH_LEVEL_GATHER,   /* up: each child sends its lead its group's elements */
+  XCH_LEVEL_PARTIALS, /* up: each child holding a partial (its group has elements) sends it to its lead */
+  XCH_LEVEL_TOTALS,   /* prefix: up as XCH_LEVEL_PARTIALS with the groups' totals, then down: each lead
+                       * sends each child with elements the total of the elements before its group */
   XCH_COUNT
 } Exchange;
 
@@ -106,6 +113,73 @@ static inline bool range_sends(Exchange x, int64_t n, int p, int from, int to, i
   int64_t lo, hi;
   range_exchange(x, n, p, from, to, round, &lo, &hi);
   return lo < hi || (x == XCH_SCATTER && from == 0 && to != 0);
+}
+
+/* Hierarchical machines (docs/hierarchical.md): the processes are the
+ * workers of a tree, in order. At round r (0: the innermost masters) a
+ * process is in the group of its ancestor master at that level, which the
+ * group's first process leads: lead[r * p + k] (k itself where the process
+ * is in none). Round r of a level pattern moves messages between each
+ * lead and its children: the leads of round r - 1 in its group (at round 0,
+ * the group's processes). Rounds go up from 0 (gathering) and down to 0
+ * (scattering). */
+static inline int range_level_lead(const int *lead, int p, int round, int k) {
+  return round < 0 ? k : lead[(int64_t)round * p + k];
+}
+
+/* Is process k a child in round `round`: it leads its group of the round
+ * before and is in a group it does not lead? */
+static inline bool range_level_child(const int *lead, int p, int round, int k) {
+  return range_level_lead(lead, p, round - 1, k) == k && range_level_lead(lead, p, round, k) != k;
+}
+
+/* The end of the group k leads (or is alone in) at a round: it holds the
+ * processes [k, range_level_end(lead, p, round, k)). */
+static inline int range_level_end(const int *lead, int p, int round, int k) {
+  int end = k + 1;
+  while (end < p && range_level_lead(lead, p, round, end) == k) end++;
+  return end;
+}
+
+/* What process `from` sends process `to` in round `round` of level pattern
+ * x (down: the second half of XCH_LEVEL_TOTALS): the elements [*lo, *hi) of
+ * a vector of n, or [0, 1) for a value. */
+static inline void range_level_exchange(Exchange x, bool down, const int *lead, int64_t n, int p, int from, int to,
+                                        int round, int64_t *lo, int64_t *hi) {
+  *lo = 0, *hi = 0;
+  int child = down ? to : from, parent = down ? from : to;
+  if (!range_level_child(lead, p, round, child) || range_level_lead(lead, p, round, child) != parent) return;
+  int64_t group_lo = range_lo(n, p, child), group_hi = range_lo(n, p, range_level_end(lead, p, round - 1, child));
+  switch (x) {
+  case XCH_LEVEL_SCATTER: case XCH_LEVEL_GATHER: *lo = group_lo, *hi = group_hi; return;
+  case XCH_LEVEL_BCAST: *hi = n; return;
+  case XCH_LEVEL_PARTIALS: case XCH_LEVEL_TOTALS: *hi = group_lo < group_hi; return;
+  default: return;
+  }
+}
+
+/* The first round whose groups hold every pair of processes whose numbers
+ * differ in bit `bit` (a butterfly's round that follows the levels
+ * synchronises those groups only); the top round, whose group is every
+ * process, when no lower one does. */
+static inline int range_level_meet(const int *lead, int p, int rounds, int bit) {
+  for (int round = 0; round < rounds - 1; round++) {
+    bool all = true;
+    for (int k = 0; k < p && all; k++)
+      all = (k ^ (1 << bit)) >= p || range_level_lead(lead, p, round, k) == range_level_lead(lead, p, round, k ^ (1 << bit));
+    if (all) return round;
+  }
+  return rounds - 1;
+}
+
+/* Does a message go from `from` to `to` in that round? A scattered group
+ * without elements does: it tells its receiver n. */
+static inline bool range_level_sends(Exchange x, bool down, const int *lead, int64_t n, int p, int from, int to,
+                                     int round) {
+  int64_t lo, hi;
+  range_level_exchange(x, down, lead, n, p, from, to, round, &lo, &hi);
+  if (lo < hi) return true;
+  return x == XCH_LEVEL_SCATTER && range_level_child(lead, p, round, to) && range_level_lead(lead, p, round, to) == from;
 }
 
 /* A fold of n elements with `lanes` accumulators runs them side by side

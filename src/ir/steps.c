@@ -40,13 +40,13 @@ static void restart(Builder *b, int after) {
 static void prefix_stage(Builder *b, int s) {
   if (b->c->prefix == PREFIX_STORE) {
     pass(b, s, SINK_SCAN);
-    exchange(b, s, XCH_TOTALS);
+    exchange(b, s, b->c->levels ? XCH_LEVEL_TOTALS : XCH_TOTALS);
     b->from = s;
     b->src = SRC_OFFSET;
     b->seeded = 0;
   } else {
     pass(b, s, SINK_REDUCE);
-    exchange(b, s, XCH_TOTALS);
+    exchange(b, s, b->c->levels ? XCH_LEVEL_TOTALS : XCH_TOTALS);
     b->seeded |= (uint64_t)1 << s;  // the next pass runs these stages again
   }
 }
@@ -72,7 +72,7 @@ static void fold_stage(Builder *b, int s) {
   pass(b, s, SINK_FOLD);
   if (b->c->alone) return;
   static const Exchange by_method[] = {XCH_PARTIALS, XCH_TREE, XCH_ALLREDUCE};
-  exchange(b, s, by_method[b->c->fold]);
+  exchange(b, s, b->c->levels ? XCH_LEVEL_PARTIALS : by_method[b->c->fold]);
 }
 
 RegionSteps plan_region_steps(IrProgram *ir, const Region *r, const RegionChoice *c) {
@@ -95,8 +95,10 @@ RegionSteps plan_region_steps(IrProgram *ir, const Region *r, const RegionChoice
   }
   if (r->root->kind != IR_FOLD) {
     if (b.from < r->nstages || b.src == SRC_OFFSET) pass(&b, r->nstages - 1, SINK_STORE);
-    if (!c->alone && c->out != LAY_BLOCK)
-      push(&b, (Step){.kind = STEP_GATHER, .to = r->nstages - 1, .xch = c->out == LAY_ALL ? XCH_ALLGATHER : XCH_GATHER});
+    if (!c->alone && c->out != LAY_BLOCK) {
+      Exchange x = c->levels ? XCH_LEVEL_GATHER : c->out == LAY_ALL ? XCH_ALLGATHER : XCH_GATHER;
+      push(&b, (Step){.kind = STEP_GATHER, .to = r->nstages - 1, .xch = x});
+    }
   }
   return (RegionSteps){b.steps, b.n};
 }

@@ -128,12 +128,23 @@ static Machine read_machine(Arena *a, const char *path) {
   if (!r.error[0]) {
     json_t *name = json_object_get(r.root, "name");
     if (json_is_string(name)) m.name = arena_strndup(a, json_string_value(name), strlen(json_string_value(name)));
+    // A hierarchical machine's flat parameters default to its tree's; a
+    // topology machine's are optional (its links price the exchanges).
+    MachineTree *tree = NULL;
+    double flat_g = 0, flat_l = 0, flat_s = 1;
+    json_t *levels = json_object_get(r.root, "levels");
     json_t *topology = json_object_get(r.root, "topology");
-    double p = number(&r, r.root, "p", 1, !topology);
-    m.g = number(&r, r.root, "g", 0, !topology);
-    m.l = number(&r, r.root, "l", 0, !topology);
-    m.s = number(&r, r.root, "s", 1, !topology);
+    check(&r, !(levels && topology), "a machine has \"levels\" or a \"topology\", not both");
+    const char *bad_levels = levels ? machine_tree_read(a, levels, &tree) : NULL;
+    check(&r, !bad_levels, bad_levels);
+    if (tree) machine_tree_flat_params(tree, &flat_g, &flat_l, &flat_s);
+    double p = number(&r, r.root, "p", tree ? tree->leaves : 1, !levels && !topology);
+    m.g = number(&r, r.root, "g", flat_g, !levels && !topology);
+    m.l = number(&r, r.root, "l", flat_l, !levels && !topology);
+    m.s = number(&r, r.root, "s", flat_s, !levels && !topology);
     check(&r, p >= 1 && p <= (1 << 20) && p == (int)p, "\"p\" must be an integer in [1, 1048576]");
+    check(&r, !tree || p == tree->leaves, "\"p\" must be the number of workers in \"levels\"");
+    m.tree = tree;
     check(&r, m.g >= 0 && m.l >= 0, "\"g\" and \"l\" must not be negative");
     check(&r, m.s > 0, "\"s\" (operations per second) must be positive");
     m.p = m.probed_p = (int)p;

@@ -1,11 +1,14 @@
 // machine.h: the machines programs are costed for and run on: the BSP
-// parameters p, g, l, s, the paper model's operation constants, and the
-// exact model's calibration (the seconds of each count, fitted to measured
-// runs). docs/cost-model.md, "Machines".
+// parameters p, g, l, s, the paper model's operation constants, the exact
+// model's calibration (the seconds of each count, fitted to measured runs)
+// and, for a hierarchical machine, its tree of levels. docs/cost-model.md,
+// "Machines"; docs/hierarchical.md.
 #ifndef VECBSP_MACHINE_H
 #define VECBSP_MACHINE_H
 
 #include "util/util.h"
+
+#include <jansson.h>
 
 //
 // machine.c: BSP machine parameters.
@@ -54,6 +57,7 @@ typedef struct Calibration {
 } Calibration;
 
 typedef struct Topology Topology;
+typedef struct MachineTree MachineTree;
 
 typedef struct Machine {
   const char *name;  // "sunhpc3500", or the "name" field of a machine file
@@ -67,6 +71,8 @@ typedef struct Machine {
   double s;          // operations per second of one process
   CostConstants k;   // paper-model constants ("constants" in a machine file)
   Calibration cal;   // the exact model's per-unit times, when probed
+  const MachineTree *tree;  // a hierarchical machine's levels (NULL: a flat BSP machine);
+                            // p is then its workers, and g, l, s its flat parameters
 } Machine;
 
 extern const CostConstants machine_default_constants;
@@ -122,6 +128,49 @@ double topology_broadcast(const Topology *t, double B);
 double topology_scatter(const Topology *t, double B);
 double topology_gather(const Topology *t, double B);
 double topology_total_exchange(const Topology *t, double B);
+// levels.c: hierarchical machines (Li & Hains' SGL computer): a tree whose
+// root and inner nodes are masters and whose leaves are the workers, every
+// node with costs of its own (docs/hierarchical.md). All in seconds.
+//
+
+typedef struct MachineNode MachineNode;
+struct MachineNode {
+  const char *name;      // what the level is, e.g. "node", "core" (NULL: the file gives none)
+  int p;                 // children (0: a worker)
+  MachineNode **child;   // by position, left to right
+  double c;              // seconds per unit of work (one operation) on its processor
+  double g_down, g_up;   // a master's seconds per word scattered to, gathered from its children
+  double l;              // a master's seconds to synchronise a gather
+  int first, leaves;     // its workers, [first, first + leaves), numbered left to right
+  int depth;             // 0 at the root
+};
+
+struct MachineTree {
+  MachineNode *root;
+  int leaves;            // P: the workers, the processes of a plan for the machine
+  int rounds;            // levels of masters: the depth of the deepest worker
+  MachineNode **worker;  // [k]: worker k
+  MachineNode **group;   // [r * leaves + k]: the master of worker k's group at round r (0: the
+                         // innermost masters; round r is depth rounds - 1 - r), NULL where k is
+                         // above that depth
+  int *lead;             // [r * leaves + k]: the first worker of that group (k where none)
+};
+
+enum { MACHINE_TREE_LEAVES_MAX = 1 << 16, MACHINE_TREE_DEPTH_MAX = 32 };
+
+// Reads the "levels" object of a machine file into *out; NULL, or what is
+// wrong with it (a message naming the node, e.g. "levels.children[1]: ...").
+const char *machine_tree_read(Arena *a, json_t *levels, MachineTree **out);
+// The one-level tree of a flat BSP machine: a master of p workers with c =
+// 1/s, g_down = g_up = g/s and l = l/s (the flat machine is its one-level case).
+MachineTree *machine_tree_of_flat(Arena *a, const Machine *m);
+// A tree's flat BSP parameters (docs/hierarchical.md, "Flat supersteps on a
+// tree"): s = 1/c of the slowest worker, g the slowest level's per-word time
+// and l the synchronisation of every level on the longest path (the paper's
+// L), both in operations at s.
+void machine_tree_flat_params(const MachineTree *t, double *g, double *l, double *s);
+// "ranks 2 x threads 2 (4 workers)", or "3 levels, heterogeneous (5 workers)".
+char *machine_tree_text(Arena *a, const MachineTree *t);
 
 //
 // calibrate.c: per-unit times from measured runs.

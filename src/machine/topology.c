@@ -49,7 +49,7 @@ static bool number_at(Reader *r, const char *key, double *out) {
 
 // An integer key in [lo, MAX_PROCESSORS]: false if it is missing or bad.
 static bool integer_at(Reader *r, const char *key, int lo, int *out) {
-  double x;
+  double x = 0;
   if (!number_at(r, key, &x)) return false;
   if (x != floor(x) || x < lo || x > MAX_PROCESSORS)
     return fail(r, "\"%s\" must be an integer in [%d, %d]", key, lo, MAX_PROCESSORS);
@@ -104,7 +104,7 @@ static bool keys_known(Reader *r, TopologyKind k) {
 
 // "p", when given beside the keys that fix it, must agree with them.
 static bool p_agrees(Reader *r, int p) {
-  int given;
+  int given = 0;
   if (!integer_at(r, "p", 1, &given)) return !json_object_get(r->obj, "p");
   return given == p || fail(r, "\"p\" is %d but the other keys make %d processors", given, p);
 }
