@@ -248,13 +248,15 @@ static int exits_last(CalibrationRun *runs, int n) {
   return plain;
 }
 
-// At p > 1 the local terms are the core's, measured at p = 1, but for
-// memory, whose bandwidth the processes share, and for packing and
-// unpacking messages: the runs at p fit those, the h-relations and the
-// barriers.
+// At p > 1 the local terms are the core's, measured at p = 1 (a process
+// streaming from memory alone included), but for memory streamed while the
+// other processes stream too, whose bandwidth they share, and for packing
+// and unpacking messages (none at p = 1): the runs at p fit those, the
+// h-relations and the barriers.
 static CalibrationStatus fit_exchange(CalibrationRun *runs, int n, double unit[CAL_TERMS]) {
   bool terms[CAL_TERMS] = {0};
-  terms[CAL_LOADS_MEM] = terms[CAL_STORES_MEM] = terms[CAL_UNPACKED] = terms[CAL_UNPACKED_MEM] = true;
+  terms[CAL_LOADS_SHARED] = terms[CAL_STORES_SHARED] = terms[CAL_UNPACKED_SHARED] = true;
+  terms[CAL_UNPACKED] = terms[CAL_UNPACKED_MEM] = true;
   terms[CAL_VECTORS] = terms[CAL_WORDS] = terms[CAL_WORDS_MEM] = terms[CAL_BARRIERS] = true;
   return fit_rest(runs, n, terms, unit);
 }
@@ -282,17 +284,19 @@ static int calibrate_core(Arena *a, int sizes, const Options *base, const json_t
 #define CORE_R2 0.98
 enum { CORE_ATTEMPTS = 3, CORE_RUNS = (NLATENCY + NPROGRAMS) * 3 };
 
-// calibrate_core until it fits (recorded times are fitted once): the best
-// attempt's units into guess (which starts it), its runs into runs, its rows
-// into *report (new). Returns how many runs; *attempts, how many attempts.
-static int calibrate_core_best(Arena *a, int sizes, const Options *base, const json_t *recorded, Calibration *guess,
-                               CalibrationRun *runs, json_t **report, int *attempts, CalibrationStatus *status) {
+// calibrate_core until it fits, at most max_attempts times (recorded times
+// are fitted once): the best attempt's units into guess (which starts it),
+// its runs into runs, its rows into *report (new). Returns how many runs;
+// *attempts, how many attempts.
+static int calibrate_core_best(Arena *a, int sizes, int max_attempts, const Options *base, const json_t *recorded,
+                               Calibration *guess, CalibrationRun *runs, json_t **report, int *attempts,
+                               CalibrationStatus *status) {
   const Calibration start = *guess;
   CalibrationRun tried[CORE_RUNS];
   double best = -INFINITY;
   int n = 0;
   *report = NULL;
-  for (*attempts = 0; *attempts < (recorded ? 1 : CORE_ATTEMPTS) && best < CORE_R2; ++*attempts) {
+  for (*attempts = 0; *attempts < (recorded ? 1 : max_attempts) && best < CORE_R2; ++*attempts) {
     Calibration g = start;
     json_t *rows = json_array();
     double r2;
@@ -325,7 +329,10 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
   // then by the units fitted at p = 1.
   Calibration guess = {.present = true, .unit = {1 / s, 1 / s}, .cache_bytes = cache_bytes};
   CalibrationStatus status;
-  int n = calibrate_core_best(a, sizes, &base, recorded, &guess, runs, &report, &attempts, &status);
+  // A quick probe takes its one attempt, however well it fits (on a loaded
+  // machine every attempt may fit badly, and three tripled its time).
+  int n = calibrate_core_best(a, sizes, quick ? 1 : CORE_ATTEMPTS, &base, recorded, &guess, runs, &report, &attempts,
+                              &status);
   if (p > 1) {
     int np = measure_all(a, programs, NPROGRAMS, sizes, &base, p, &guess, recorded, runs + n, report);
     merge_status(&status, fit_exchange(runs + n, np, guess.unit));

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""probe_check.py: runs the probe quickly and checks its machine file: every
+BSP parameter a positive finite number, the calibration's units, and the
+steadiness summaries consistent with each other.
+usage: probe_check.py VECBSP BACKEND P"""
+import json, math, subprocess, sys
+
+vecbsp, backend, p = sys.argv[1], sys.argv[2], int(sys.argv[3])
+out = subprocess.run([vecbsp, "probe", "--quick", "--backend", backend, "-p", str(p), "--json"],
+                     stdout=subprocess.PIPE, check=True, text=True).stdout
+print(out)
+m = json.loads(out)
+
+
+def need(ok, what):
+    if not ok:
+        sys.exit("probe_check: " + what)
+
+
+def positive(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+
+
+need(m.get("p") == p, f"p is not {p}")
+need(m.get("backend") == backend, f"backend is not {backend}")
+need(isinstance(m.get("name"), str) and m["name"].endswith(f"-{backend}-p{p}") and
+     len(m["name"]) > len(f"-{backend}-p{p}"), "bad name")
+for key in ("s", "g", "l", "g_seconds", "l_seconds"):
+    need(positive(m.get(key)), f"{key} is missing, zero, negative or not finite")
+# The calibration: a time per unit for each count of the exact model.
+cal = m.get("calibration", {})
+for key in ("op", "div", "elem", "load", "store"):
+    need(isinstance(cal.get(key), (int, float)) and cal[key] >= 0, f"calibration {key} is missing")
+# A quick probe fits its one attempt, however well.
+need(m.get("calibration_attempts") == 1, "a quick probe made more than one attempt")
+# The steadiness: one summary per process, the least steady on top; a share
+# of slow timings is a fraction of them, and slow ones are over slow_factor
+# times the fast time (no slowdown when none is slow).
+st = m.get("steadiness")
+need(isinstance(st, dict), "the steadiness is missing")
+procs = st.get("processes", [])
+need(st.get("samples", 0) > 0 and st.get("canary_seconds", 0) > 0 and st.get("slow_factor") == 1.25
+     and len(procs) == p, "the steadiness summary is incomplete")
+for k, proc in enumerate(procs):
+    share, slowdown = proc["slow_share"], proc["slowdown"]
+    need(0 <= share <= 1 and proc["samples"] >= 1, f"process {k}: bad share or samples")
+    need(slowdown == 0 if share == 0 else slowdown > 1.25, f"process {k}: slowdown {slowdown} at share {share}")
+    need(proc["canary_seconds"] == st["canary_seconds"], f"process {k}: another canary")
+worst = max(proc["slow_share"] for proc in procs)
+need(st["slow_share"] == worst and procs[st["pid"]]["slow_share"] == worst,
+     "the top summary is not the least steady process")
+print("probe_check: ok")
