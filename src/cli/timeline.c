@@ -29,6 +29,7 @@ static void exchange_and_barrier(const Machine *m, const ExactStep *st, int p, b
 // counts the cores shared when there are more processes than cores).
 static void local_times(const Machine *m, const ExactStep *st, int p, MemoryShares shares, PredictedStep *out) {
   double most = 0, local = fmax(0, out->seconds - out->exchange - out->barrier);
+  shares = cost_step_shares(shares, st, p);
   for (int k = 0; k < p; k++) {
     const ExactCounts *c = &st->procs[k];
     out->work[k] = m->cal.present ? cost_local_seconds(m->cal.unit, c, shares) : (double)c->ops / m->s;

@@ -69,8 +69,15 @@ static void split(double count[CAL_TERMS], int cache, int mem, double words, dou
   count[mem] += share * words;
 }
 
+// The part `shared` of count[alone] moves to count[shared_term].
+static void share(double count[CAL_TERMS], int alone, int shared_term, double shared) {
+  count[shared_term] = shared * count[alone];
+  count[alone] -= count[shared_term];
+}
+
 // c's local calibration counts, CAL_OPS .. CAL_LAT_FLOAT, into count (zero);
-// the shares of its loads, stores and unpacked words count as *_MEM.
+// the shares of its loads, stores and unpacked words count as *_MEM, and of
+// those the part streamed beside other processes as *_SHARED.
 static void local_counts(const ExactCounts *c, MemoryShares shares, double count[CAL_TERMS]) {
   count[CAL_OPS] = (double)c->ops, count[CAL_DIVS] = (double)c->divs, count[CAL_ELEMS] = (double)c->elems;
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->loads, shares.arrays);
@@ -80,6 +87,9 @@ static void local_counts(const ExactCounts *c, MemoryShares shares, double count
   // it costs nothing beyond that load (docs/cost-model.md, "Calibration").
   split(count, CAL_STORES, CAL_STORES_MEM, (double)c->stores, shares.arrays);
   split(count, CAL_UNPACKED, CAL_UNPACKED_MEM, (double)c->unpacked, shares.arrays);
+  share(count, CAL_LOADS_MEM, CAL_LOADS_SHARED, shares.streaming);
+  share(count, CAL_STORES_MEM, CAL_STORES_SHARED, shares.streaming);
+  share(count, CAL_UNPACKED_MEM, CAL_UNPACKED_SHARED, shares.streaming);
   count[CAL_VECTORS] = (double)c->vectors;
   count[CAL_MULS] = (double)c->muls, count[CAL_LITERAL_DIVS] = (double)c->literal_divs;
   count[CAL_FLOAT_DIVS] = (double)c->float_divs;
@@ -98,8 +108,24 @@ double cost_memory_share(const Calibration *cal, double footprint, int p) {
 }
 
 MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x) {
-  return (MemoryShares){cost_memory_share(cal, x->footprint, x->p), cost_memory_share(cal, x->p * x->accumulator, x->p),
-                        cost_memory_share(cal, x->p * x->reload_set, x->p)};
+  return (MemoryShares){.arrays = cost_memory_share(cal, x->footprint, x->p),
+                        .accumulator = cost_memory_share(cal, x->p * x->accumulator, x->p),
+                        .reloads = cost_memory_share(cal, x->p * x->reload_set, x->p)};
+}
+
+static double memory_words(const ExactCounts *c) {
+  return (double)(c->loads + c->acc_loads + c->reloads + c->stores + c->unpacked);
+}
+
+MemoryShares cost_step_shares(MemoryShares shares, const ExactStep *st, int p) {
+  int busiest = 0;
+  for (int k = 1; k < p; k++)
+    if (memory_words(&st->procs[k]) > memory_words(&st->procs[busiest])) busiest = k;
+  double most = memory_words(&st->procs[busiest]), beside = 0;
+  for (int k = 0; k < p && most > 0; k++)
+    if (k != busiest) beside += fmin(1, memory_words(&st->procs[k]) / most);
+  shares.streaming = p > 1 ? beside / (p - 1) : 0;
+  return shares;
 }
 
 double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, MemoryShares shares) {
@@ -125,6 +151,7 @@ double cost_relation_total(const ExactStep *st, int p) {
 
 void cost_step_counts(const Calibration *cal, int cores, const ExactStep *st, int p, bool barrier,
                       MemoryShares shares, double count[CAL_TERMS]) {
+  shares = cost_step_shares(shares, st, p);
   int busiest = 0;
   double most = 0, total = 0;
   for (int k = 0; k < p; k++) {

@@ -161,6 +161,8 @@ typedef struct MemoryShares {
   double arrays;       // loads, stores, unpacked words, h-relations
   double accumulator;  // acc_loads
   double reloads;      // reloads: those of the largest set read again (ExactResult's reload_set)
+  double streaming;    // of a superstep (cost_step_shares): the share of its memory words other
+                       // processes stream at the same time, at the shared units (*_mem_shared)
 } MemoryShares;
 
 // The exact model's costs of the alternatives, for the planner
@@ -228,6 +230,10 @@ double cost_memory_share(const Calibration *cal, double footprint, int p);
 MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x);
 // The local time of a process that did c, at these per-unit times.
 double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, MemoryShares shares);
+// The run's shares for superstep st: with its streaming, how much of the
+// busiest streamer's memory words the other processes stream beside it
+// (the mean over them of their words relative to its, at most 1 each).
+MemoryShares cost_step_shares(MemoryShares shares, const ExactStep *st, int p);
 // A superstep's calibration counts: its busiest process's local counts (the
 // busiest by local time at cal's units, or by operations if cal is not
 // present), the words of its h-relation and its barrier, if it ends in one.

@@ -105,8 +105,9 @@ static double tree_seconds(const Machine *m, const ExactStep *st, int n, int p, 
   double before = 0;
   for (int i = 0; i < n; i++) {
     double most = 0, total = 0;
+    MemoryShares step_shares = cost_step_shares(shares, &st[i], p);
     for (int k = 0; k < p; k++) {
-      local[k] = local_seconds(m, &st[i].procs[k], k, shares);
+      local[k] = local_seconds(m, &st[i].procs[k], k, step_shares);
       most = fmax(most, local[k]);
       total += local[k];
     }

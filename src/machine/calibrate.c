@@ -61,6 +61,9 @@ int calibration_twin(int term) {
   case CAL_STORES_MEM: return CAL_STORES;
   case CAL_UNPACKED: return CAL_STORES;  // a word copied out of a message is stored
   case CAL_UNPACKED_MEM: return CAL_UNPACKED;
+  case CAL_LOADS_SHARED: return CAL_LOADS_MEM;  // sharing the memory's bandwidth is never faster
+  case CAL_STORES_SHARED: return CAL_STORES_MEM;
+  case CAL_UNPACKED_SHARED: return CAL_UNPACKED_MEM;
   case CAL_WORDS_MEM: return CAL_WORDS;
   case CAL_DIVS: return CAL_LITERAL_DIVS;
   case CAL_LITERAL_DIVS: return CAL_MULS;

@@ -31,7 +31,9 @@ typedef struct CostConstants {
 
 // The exact model's counts that calibration gives a time each: the
 // ExactCounts of cost.h (the share of loads, stores and unpacked words
-// served from memory apart, as *_mem; the carried operations by LatClass;
+// served from memory apart, as *_mem, and of those the part streamed while
+// other processes stream too, as *_mem_shared: the processes then share the
+// memory's bandwidth; the carried operations by LatClass;
 // the mispredicted loop exits), then the words of h-relations (word_mem:
 // from memory) and the barriers.
 // A process's local time is the larger of its throughput terms (op ..
@@ -41,7 +43,7 @@ typedef struct CostConstants {
 // "Calibration").
 enum {
   CAL_OPS, CAL_DIVS, CAL_ELEMS, CAL_LOADS, CAL_STORES, CAL_LOADS_MEM, CAL_STORES_MEM, CAL_UNPACKED, CAL_UNPACKED_MEM, CAL_VECTORS,
-  CAL_MULS, CAL_LITERAL_DIVS, CAL_FLOAT_DIVS,
+  CAL_MULS, CAL_LITERAL_DIVS, CAL_FLOAT_DIVS, CAL_LOADS_SHARED, CAL_STORES_SHARED, CAL_UNPACKED_SHARED,
   CAL_LAT_FAST, CAL_LAT_SELECT, CAL_LAT_MUL, CAL_LAT_DIV, CAL_LAT_FLOAT,
   CAL_EXITS,
   CAL_WORDS, CAL_WORDS_MEM, CAL_BARRIERS, CAL_TERMS

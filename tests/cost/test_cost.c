@@ -946,7 +946,7 @@ static void test_calibration(void) {
   // process 0, which sends the 5 rows of 7 to process 1 from where they
   // lie) and its time.
   double step[CAL_TERMS];
-  cost_step_counts(&(Calibration){0}, 0, &rows.steps[0], 2, true, (MemoryShares){0, 0, 0}, step);
+  cost_step_counts(&(Calibration){0}, 0, &rows.steps[0], 2, true, (MemoryShares){0, 0, 0, 0}, step);
   CHECK(step[CAL_STORES] == 0 && step[CAL_WORDS] == 35 && step[CAL_WORDS_MEM] == 0 && step[CAL_BARRIERS] == 1,
         "fetch step counts: %g %g %g", step[CAL_STORES], step[CAL_WORDS], step[CAL_BARRIERS]);
   // Four processes on two cores: a superstep lasts at least half the
@@ -957,13 +957,13 @@ static void test_calibration(void) {
   ExactStep shared = {.w = 10, .h = 4, .procs = even, .sent = sent, .recv = recv};
   Machine two = {.p = 4, .cores = 2, .g = 1, .l = 0, .s = 1}, many = two;
   many.cores = 0;
-  CHECK(cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0}) == 20 + 8,
-        "4 processes of 10 operations and 4 words on 2 cores: %g", cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0}));
-  CHECK(cost_step_seconds(&many, &shared, 4, false, (MemoryShares){0}) == 10 + 4, "one core each: %g",
-        cost_step_seconds(&many, &shared, 4, false, (MemoryShares){0}));
+  CHECK(cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0, 0, 0, 0}) == 20 + 8,
+        "4 processes of 10 operations and 4 words on 2 cores: %g", cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0, 0, 0, 0}));
+  CHECK(cost_step_seconds(&many, &shared, 4, false, (MemoryShares){0, 0, 0, 0}) == 10 + 4, "one core each: %g",
+        cost_step_seconds(&many, &shared, 4, false, (MemoryShares){0, 0, 0, 0}));
   shared.w = 30, shared.procs = uneven;
-  CHECK(cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0}) == 30 + 8, "30, 10, 10, 10 on 2 cores: %g",
-        cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0}));
+  CHECK(cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0, 0, 0, 0}) == 30 + 8, "30, 10, 10, 10 on 2 cores: %g",
+        cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0, 0, 0, 0}));
   double some[CAL_TERMS] = {[CAL_OPS] = 3, [CAL_LOADS] = 4, [CAL_LAT_SELECT] = 1, [CAL_WORDS] = 5, [CAL_BARRIERS] = 1};
   double per[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LAT_SELECT] = 10, [CAL_WORDS] = 3, [CAL_BARRIERS] = 7};
   CHECK(calibration_predict(per, some) == 11 + 15 + 7, "max(3 + 8, 10) + 5 words * 3 + a barrier: %g", calibration_predict(per, some));
@@ -972,11 +972,11 @@ static void test_calibration(void) {
   // The local time: the slower of the work and the carried latency.
   double unit[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5, [CAL_LAT_SELECT] = 10};
   ExactCounts work = {.ops = 3, .loads = 4, .carried = {[LAT_SELECT] = 1}};
-  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0, 0, 0}) == 11 && cost_local_seconds(unit, &work, (MemoryShares){1, 1, 1}) == 23 &&
-            cost_local_seconds(unit, &work, (MemoryShares){0.25, 0.25, 0.25}) == 14,
+  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0, 0, 0, 0}) == 11 && cost_local_seconds(unit, &work, (MemoryShares){1, 1, 1, 0}) == 23 &&
+            cost_local_seconds(unit, &work, (MemoryShares){0.25, 0.25, 0.25, 0}) == 14,
         "work-bound: 3 + 4 * 2 in cache, 3 + 4 * 5 in memory, 3 + 3 * 2 + 1 * 5 a quarter in memory");
   work.carried[LAT_SELECT] = 2;
-  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0, 0, 0}) == 20, "latency-bound: 2 * 10");
+  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0, 0, 0, 0}) == 20, "latency-bound: 2 * 10");
   Calibration cache = {.cache_bytes = 800};
   CHECK(cost_memory_share(&cache, 50, 1) == 0 && cost_memory_share(&cache, 75, 1) == 0.5 &&
             cost_memory_share(&cache, 100, 1) == 1 && cost_memory_share(&cache, 1000, 1) == 1 &&
@@ -1017,6 +1017,40 @@ static int twin_runs(CalibrationRun *runs, const double made[CAL_TERMS], bool wi
     for (int t = 0; t < CAL_TERMS; t++) runs[r].seconds += made[t] * runs[r].count[t];
   }
   return 6;
+}
+
+// Memory streamed alone, or beside other processes streaming too: a
+// process's memory words at the shared units in proportion to what the
+// others stream beside it (worked by hand).
+static void test_streaming(void) {
+  double unit[CAL_TERMS] = {[CAL_LOADS] = 1, [CAL_LOADS_MEM] = 2, [CAL_LOADS_SHARED] = 4,
+                            [CAL_STORES] = 1, [CAL_STORES_MEM] = 3, [CAL_STORES_SHARED] = 5};
+  Calibration cal = {.present = true};
+  memcpy(cal.unit, unit, sizeof unit);
+  ExactCounts procs[3] = {{.loads = 100, .stores = 100}, {.loads = 0}, {.loads = 0}};
+  int64_t none[3] = {0};
+  ExactStep st = {.w = 0, .procs = procs, .sent = none, .recv = none};
+  MemoryShares memory = {.arrays = 1};
+  double count[CAL_TERMS];
+  // Alone: process 0 streams, 1 and 2 wait.
+  cost_step_counts(&cal, 0, &st, 3, false, memory, count);
+  CHECK(count[CAL_LOADS_MEM] == 100 && count[CAL_LOADS_SHARED] == 0 && calibration_predict(unit, count) == 100 * 2 + 100 * 3,
+        "alone: 100 loads at 2 and 100 stores at 3: %g", calibration_predict(unit, count));
+  // Beside one of the two others streaming as much, the other half as much:
+  // (1 + 0.5) / 2 of its words shared.
+  procs[1] = (ExactCounts){.loads = 200}, procs[2] = (ExactCounts){.stores = 100};
+  cost_step_counts(&cal, 0, &st, 3, false, memory, count);
+  CHECK(count[CAL_LOADS_SHARED] == 75 && count[CAL_STORES_SHARED] == 75 && count[CAL_LOADS_MEM] == 25,
+        "process 0 (200 words, the slowest) beside 200 and 100 words: 0.75 of its words at the shared units: %g %g",
+        count[CAL_LOADS_SHARED], count[CAL_STORES_SHARED]);
+  // Every process streaming as much: all shared; at p = 1 none.
+  procs[1] = procs[0], procs[2] = procs[0];
+  cost_step_counts(&cal, 0, &st, 3, false, memory, count);
+  CHECK(calibration_predict(unit, count) == 100 * 4 + 100 * 5, "all streaming: %g", calibration_predict(unit, count));
+  CHECK(cost_step_shares(memory, &st, 1).streaming == 0, "one process streams alone");
+  // In the cache, sharing changes nothing.
+  cost_step_counts(&cal, 0, &st, 3, false, (MemoryShares){0}, count);
+  CHECK(calibration_predict(unit, count) == 200, "in the cache: %g", calibration_predict(unit, count));
 }
 
 static void test_twins(void) {
@@ -1113,7 +1147,7 @@ static void test_monotone(void) {
     calibration_floor_twins(unit);
     ExactCounts c = {0};
     for (size_t at = 0; at < offsetof(ExactCounts, invariant); at += sizeof(int64_t)) *(int64_t *)((char *)&c + at) = some_count();
-    MemoryShares sh = {rand() % 5 / 4.0, rand() % 5 / 4.0, rand() % 5 / 4.0};
+    MemoryShares sh = {rand() % 5 / 4.0, rand() % 5 / 4.0, rand() % 5 / 4.0, 0};
     double before = cost_local_seconds(unit, &c, sh);
     ExactCounts more = c;
     int64_t *field = (int64_t *)&more + rand() % (int)(offsetof(ExactCounts, invariant) / sizeof(int64_t));
@@ -1185,7 +1219,7 @@ static void test_vector_folds(void) {
   const ExactCounts *last = &x.steps[x.nsteps - 1].procs[0];
   check_counts(last, 6, 3, 0, 1 + 3, "matvec2's combine at process 0");
   // Priced: the accumulator's loads at its own share, whatever the others'.
-  check_own_share((ExactCounts){.acc_loads = 4}, (MemoryShares){1, 0, 1}, (MemoryShares){0, 1, 0}, "accumulator loads");
+  check_own_share((ExactCounts){.acc_loads = 4}, (MemoryShares){1, 0, 1, 0}, (MemoryShares){0, 1, 0, 0}, "accumulator loads");
   Calibration cache = {.cache_bytes = 800};
   MemoryShares shares = cost_memory_shares(&cache, &(ExactResult){.p = 1, .footprint = 1000, .accumulator = 75});
   CHECK(shares.arrays == 1 && shares.accumulator == 0.5, "shares: 8000 bytes all in memory, 600 half way from 400 to 800");
@@ -1231,7 +1265,7 @@ static void test_reloads(void) {
   CHECK(again[0] == 10 && again[1] == 20, "matvec1 at p = 2, rows 2 and 3: reloads %lld %lld", (long long)again[0],
         (long long)again[1]);
   // Priced at their own share, from the set one application touches.
-  check_own_share((ExactCounts){.reloads = 4}, (MemoryShares){1, 1, 0}, (MemoryShares){0, 0, 1}, "reloads");
+  check_own_share((ExactCounts){.reloads = 4}, (MemoryShares){1, 1, 0, 0}, (MemoryShares){0, 0, 1, 0}, "reloads");
   Calibration cache = {.cache_bytes = 800};
   MemoryShares shares = cost_memory_shares(&cache, &(ExactResult){.p = 1, .footprint = 1000, .reload_set = 75});
   CHECK(shares.arrays == 1 && shares.reloads == 0.5, "a set of 600 bytes: half way from 400 to 800");
@@ -1246,7 +1280,7 @@ static const struct {
     {"exact-blocks", test_exact_blocks}, {"symbolic", test_symbolic},         {"closed-forms", test_closed_forms},     {"errors", test_errors},
     {"shapes", test_shapes},             {"plan", test_plan},                 {"calibration", test_calibration},
     {"vector-folds", test_vector_folds}, {"reloads", test_reloads},       {"alternatives", test_alternatives},
-    {"planner", test_planner},           {"twins", test_twins},               {"monotone", test_monotone},
+    {"planner", test_planner},           {"twins", test_twins}, {"streaming", test_streaming},               {"monotone", test_monotone},
 };
 
 int main(int argc, char **argv) {
