@@ -187,7 +187,6 @@ double shape_message_words(Shapes *sh, Shape *v, int64_t from, int64_t to);  // 
 double shape_value_words(Shapes *sh, Shape *v);  // a whole value: a vector as a block, the rest packed
 double shape_vectors(Shape *v, int64_t from, int64_t to);  // vectors inside the elements [from, to) of v
 // redconcat: the vectors of x joined (errors at sh->site if too long).
-Shape *shape_concat(Shapes *sh, Shape *x);
 
 // The shapes of the sequential builtins that rearrange a vector, the same
 // in both models (docs/language.md): split k v (n and k >= 1 known),

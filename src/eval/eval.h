@@ -48,7 +48,6 @@ Value value_vec(Arena *a, int64_t len);  // elements to be filled in
 bool value_same_shape(Value x, Value y);
 void value_print(FILE *out, Value v);     // literal syntax, as language.md
 char *value_to_string(Value v);           // malloc'ed literal syntax
-void format_float(char *buf, size_t size, double f);  // shortest exact form
 
 //
 // input.c: binding inputs from literals, files or a seed.

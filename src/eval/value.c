@@ -36,25 +36,6 @@ bool value_same_shape(Value x, Value y) {
   }
 }
 
-void format_float(char *buf, size_t size, double f) {
-  if (isnan(f)) {
-    snprintf(buf, size, "nan");
-    return;
-  }
-  if (isinf(f)) {
-    snprintf(buf, size, f < 0 ? "-inf" : "inf");
-    return;
-  }
-  for (int prec = 1; prec <= 17; prec++) {
-    snprintf(buf, size, "%.*g", prec, f);
-    if (strtod(buf, NULL) == f) break;
-  }
-  // Keep it a float literal when read back: 2 -> 2.0, 1e+20 -> 1e20.
-  char *e = strchr(buf, 'e');
-  if (e && e[1] == '+') memmove(e + 1, e + 2, strlen(e + 2) + 1);
-  if (!strchr(buf, '.') && !strchr(buf, 'e')) strncat(buf, ".0", size - strlen(buf) - 1);
-}
-
 // Printing goes through a small growable buffer so that value_to_string and
 // value_print share one writer.
 typedef struct Out {

@@ -22,11 +22,8 @@ static char *expr(Printer *pr, Node *n, Level allowed);
 
 static char *literal_float(Arena *a, double f) {
   char buf[64];
-  for (int prec = 1; prec <= 17; prec++) {  // the shortest text that reads back as f
-    snprintf(buf, sizeof buf, "%.*g", prec, f);
-    if (strtod(buf, NULL) == f) break;
-  }
-  return arena_printf(a, "%s%s", buf, strpbrk(buf, ".en") ? "" : ".0");
+  format_float(buf, sizeof buf, f);
+  return arena_strndup(a, buf, strlen(buf));
 }
 
 static Level level(Node *n) {

@@ -51,6 +51,14 @@ void progress_end(void);    // the line erased
 void progress_erase(void);  // for a message: the line is drawn again after it
 
 //
+// number.c: floats as the language writes them.
+//
+
+// The shortest text that reads back as f and looks like a float: 2.0,
+// 300.0, 0.1, 1e20, 1e-05, nan, -inf (size: 32 at least).
+void format_float(char *buf, size_t size, double f);
+
+//
 // source.c: source texts and positions in them.
 //
 

@@ -219,24 +219,26 @@ static inline void rt_nonempty(int64_t len, const char *what, const rt_site *s) 
 
 /* ---- printing, as vecbsp eval prints ---- */
 
-/* The shortest form that reads back exactly, always looking like a float. */
+/* The shortest form that reads back exactly, always looking like a float:
+   eval's format_float (src/util/number.c), which generated programs do not
+   link. */
 static inline void rt_print_float(FILE *out, double f) {
   char buf[64];
-  if (isnan(f)) {
-    fputs("nan", out);
+  if (isnan(f) || isinf(f)) {
+    fputs(isnan(f) ? "nan" : f < 0 ? "-inf" : "inf", out);
     return;
   }
-  if (isinf(f)) {
-    fputs(f < 0 ? "-inf" : "inf", out);
-    return;
-  }
-  for (int prec = 1; prec <= 17; prec++) {
+  int prec = 1;
+  for (; prec < 17; prec++) {
     snprintf(buf, sizeof buf, "%.*g", prec, f);
     if (strtod(buf, NULL) == f) break;
   }
   char *e = strchr(buf, 'e');
+  int exponent = e ? atoi(e + 1) : 0;
+  if (e && exponent >= 0 && exponent < 16) snprintf(buf, sizeof buf, "%.*f", prec - 1 > exponent ? prec - 1 - exponent : 0, f);
+  e = strchr(buf, 'e');
   if (e && e[1] == '+') memmove(e + 1, e + 2, strlen(e + 2) + 1);
-  if (!strchr(buf, '.') && !strchr(buf, 'e')) strcat(buf, ".0");
+  if (!strpbrk(buf, ".e")) strcat(buf, ".0");
   fputs(buf, out);
 }
 
