@@ -1771,7 +1771,9 @@ static double footprint(Ex *x) {
 static Ex ex_new(Arena *arena, Program *prog, const int64_t *params, const Plan *pl) {
   IrProgram *ir = lower_program(prog);
   Ex x = {.ir = ir, .pl = pl, .params = params, .p = pl->p};
-  x.sh = (Shapes){.arena = arena, .budget = IRREGULAR_MAX, .site = prog->main->pos};
+  x.sh = (Shapes){.arena = arena, .budget = IRREGULAR_MAX, .site = prog->main->pos,
+                  .limit_hint = "; the exact model follows every element (--model paper costs inits and tails "
+                                "of any length by their families)"};
   x.env = arena_calloc(arena, (size_t)ir->nvars + 1, sizeof *x.env);
   x.stamp = arena_calloc(arena, (size_t)ir->nvars + 1, sizeof *x.stamp);
   x.free = arena_calloc(arena, (size_t)ir->nnodes + 1, sizeof *x.free);

@@ -124,8 +124,8 @@ Shape *shape_vec(Shapes *sh, Sz n, Shape *elem) {
 void shape_reserve(Shapes *sh, int64_t n) {
   if (n > sh->budget)
     error_at(sh->site, "this builds vectors whose elements have different shapes, more than %lld "
-                           "elements in all, which is more than the analysis holds",
-             (long long)IRREGULAR_MAX);
+                           "elements in all, which is more than the analysis holds%s",
+             (long long)IRREGULAR_MAX, sh->limit_hint ? sh->limit_hint : "");
 }
 
 // Do the elems differ only in the values of the sizes they hold?

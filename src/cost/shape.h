@@ -152,6 +152,7 @@ typedef struct Shapes {
   ShapeTable table;  // hash-consing
   int64_t budget;    // irregular elements that may still be built (IRREGULAR_MAX at first)
   Pos site;          // the application being analysed: where the limit's error points
+  const char *limit_hint;  // what the limit's error suggests (NULL: nothing)
 } Shapes;
 
 Shape *shape_unit(Shapes *sh);
