@@ -16,26 +16,8 @@ mkdir -p "$VECBSP_CACHE"
 host_machine=$VECBSP_CACHE/machine-$(hostname)-threads-p2.json
 cp "$here/machine-refit.json" "$host_machine"
 
-# expect_error LINE CMD...: exit status 1, nothing on stdout, LINE first on stderr.
-expect_error() {
-  local want=$1
-  shift
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local status=$?
-  [ $status -eq 1 ] || fail "$* exited with $status"
-  [ -s "$tmp/out" ] && fail "$*: printed on stdout"
-  [ "$(head -n 1 "$tmp/err")" = "$want" ] || fail "$*:
-  got  $(head -n 1 "$tmp/err")
-  want $want"
-}
-
-json() {  # json ARGS... -- PATH=TYPE...: runs vecbsp with ARGS and checks its JSON
-  local args=()
-  while [ "$1" != -- ]; do args+=("$1"); shift; done
-  shift
-  "$vecbsp" "${args[@]}" >"$tmp/out.json" || { fail "${args[*]} failed"; return; }
-  "$check" "$tmp/out.json" "$@" || fail "${args[*]}"
-}
+# shellcheck source=tests/cli-lib.sh
+. "$(dirname "$0")/../cli-lib.sh"
 
 mv1=examples/matvec1.vec mv2=examples/matvec2.vec
 

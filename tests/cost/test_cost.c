@@ -7,6 +7,7 @@
 #include "cost/costint.h"
 #include "cost/cost.h"
 #include "eval/eval.h"
+#include "testing.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -15,50 +16,14 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                          \
-  do {                                            \
-    if (!(cond)) {                                \
-      failures++;                                 \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__);                        \
-      printf("\n");                               \
-    }                                             \
-  } while (0)
-
 static bool close_to(double x, double want) { return fabs(x - want) <= 1e-9 * fmax(1, fabs(want)); }
 
 //
 // Loading and analysing.
 //
 
-static Program *load_text(Arena *a, const char *text) {
-  return program_check(a, source_from_string(a, "test.vec", text, strlen(text)), NULL);
-}
-
-static Program *load_file(Arena *a, const char *path) {
-  Source *src = source_read(a, path);
-  if (!src) fatal("cannot read %s", path);
-  return program_check(a, src, NULL);
-}
-
 // Params by name from "n=10 m=3" (missing ones are 0).
-static int64_t *params_of(Arena *a, Program *prog, const char *spec) {
-  int64_t *v = arena_calloc(a, (size_t)prog->nparams + 1, sizeof *v);
-  for (int k = 0; k < prog->nparams; k++) {
-    const char *name = prog->params[k]->name, *s = spec;
-    size_t n = strlen(name);
-    while ((s = strstr(s, name)))
-      if ((s == spec || s[-1] == ' ') && s[n] == '=') {
-        v[k] = atoll(s + n + 1);
-        break;
-      } else {
-        s++;
-      }
-  }
-  return v;
-}
+static int64_t *params_of(Arena *a, Program *prog, const char *spec) { return params_named(a, prog, spec, 0); }
 
 static CostResult analyse(Arena *a, Program *prog, const char *params, CostModel model, int p) {
   CostRequest req = {.prog = prog, .params = params_of(a, prog, params), .model = model,
@@ -1272,10 +1237,7 @@ static void test_reloads(void) {
   arena_free(a);
 }
 
-static const struct {
-  const char *name;
-  void (*run)(void);
-} groups[] = {
+static const TestGroup groups[] = {
     {"matvec-paper", test_matvec_paper}, {"matvec-exact", test_matvec_exact}, {"builtins", test_builtins},
     {"exact-blocks", test_exact_blocks}, {"symbolic", test_symbolic},         {"closed-forms", test_closed_forms},     {"errors", test_errors},
     {"shapes", test_shapes},             {"plan", test_plan},                 {"calibration", test_calibration},
@@ -1283,17 +1245,4 @@ static const struct {
     {"planner", test_planner},           {"twins", test_twins}, {"streaming", test_streaming},               {"monotone", test_monotone},
 };
 
-int main(int argc, char **argv) {
-  int ran = 0;
-  for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
-    if (argc < 2 || strcmp(argv[1], groups[i].name) == 0) {
-      groups[i].run();
-      ran++;
-    }
-  if (!ran) {
-    fprintf(stderr, "unknown test group '%s'\n", argv[1]);
-    return 2;
-  }
-  if (failures) printf("%d failures\n", failures);
-  return failures != 0;
-}
+int main(int argc, char **argv) { return run_groups(groups, sizeof groups / sizeof *groups, argc, argv); }

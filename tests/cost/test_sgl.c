@@ -6,6 +6,7 @@
 // heterogeneous tree (docs/hierarchical.md).
 #include "cost/cost.h"
 #include "eval/eval.h"
+#include "testing.h"
 
 #include <glob.h>
 #include <jansson.h>
@@ -14,45 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                          \
-  do {                                            \
-    if (!(cond)) {                                \
-      failures++;                                 \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__);                        \
-      printf("\n");                               \
-    }                                             \
-  } while (0)
-
 static bool close_to(double x, double want) { return fabs(x - want) <= 1e-12 * fmax(1e-300, fabs(want)); }
 
-static Program *load_text(Arena *a, const char *text) {
-  return program_check(a, source_from_string(a, "test.vec", text, strlen(text)), NULL);
-}
-
-static Program *load_file(Arena *a, const char *path) {
-  Source *src = source_read(a, path);
-  if (!src) fatal("cannot read %s", path);
-  return program_check(a, src, NULL);
-}
-
 // Params by name from "n=10 m=3" (missing ones are 1).
-static int64_t *params_of(Arena *a, Program *prog, const char *spec) {
-  int64_t *v = arena_calloc(a, (size_t)prog->nparams + 1, sizeof *v);
-  for (int k = 0; k < prog->nparams; k++) {
-    const char *name = prog->params[k]->name, *s = spec;
-    size_t n = strlen(name);
-    v[k] = 1;
-    for (; (s = strstr(s, name)); s++)
-      if ((s == spec || s[-1] == ' ') && s[n] == '=') {
-        v[k] = atoll(s + n + 1);
-        break;
-      }
-  }
-  return v;
-}
+static int64_t *params_of(Arena *a, Program *prog, const char *spec) { return params_named(a, prog, spec, 1); }
 
 // The tree of a "levels" object, or NULL with the reader's message in *err.
 static MachineTree *tree_of(Arena *a, const char *levels, const char **err) {
@@ -428,26 +394,10 @@ static void test_planner(void) {
   arena_free(a);
 }
 
-static const struct {
-  const char *name;
-  void (*run)(void);
-} groups[] = {
+static const TestGroup groups[] = {
     {"formula", test_formula}, {"dh", test_dh}, {"files", test_files},   {"one-level", test_one_level},
     {"one-level-fold", test_one_level_fold}, {"levels", test_levels}, {"dh-levels", test_dh_levels},
     {"planner", test_planner},
 };
 
-int main(int argc, char **argv) {
-  int ran = 0;
-  for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
-    if (argc < 2 || strcmp(argv[1], groups[i].name) == 0) {
-      groups[i].run();
-      ran++;
-    }
-  if (!ran) {
-    fprintf(stderr, "unknown test group '%s'\n", argv[1]);
-    return 2;
-  }
-  if (failures) printf("%d failures\n", failures);
-  return failures != 0;
-}
+int main(int argc, char **argv) { return run_groups(groups, sizeof groups / sizeof *groups, argc, argv); }

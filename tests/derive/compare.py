@@ -10,7 +10,9 @@ compared are errors; the exact crossover is the first size at which
 import json
 import os
 import shlex
+import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from harness import check, finish, program, run
 
 # The maximum prefix sum is not the maximum segment sum.

@@ -10,7 +10,9 @@ gives it, each step one law; -o writes a complete program that runs."""
 import json
 import os
 import random
+import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from harness import check, finish, program, run, tmp
 
 

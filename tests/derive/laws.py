@@ -3,8 +3,11 @@
 given to fold and prefix. A counterexample it prints is recomputed here in
 Python from the operator's definition; associative operators (the mss
 paper's otimes, +, max, vector sums) raise no warning."""
+import os
 import re
+import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from harness import check, finish, program, run
 
 

@@ -6,31 +6,14 @@ by hand, and `plan` choosing the configuration."""
 import json
 import math
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
-VECBSP = sys.argv[1]
-tmp = tempfile.mkdtemp(prefix="vecbsp-topology-")
-failed = []
-
-
-def run(*args):
-    return subprocess.run([VECBSP, *args], capture_output=True, text=True)
-
-
-def check(ok, what):
-    if not ok:
-        failed.append(what)
-        print("FAIL:", what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import check, finish, program, run  # noqa: E402
 
 
 def machine(name, obj):
-    path = os.path.join(tmp, name)
-    with open(path, "w") as f:
-        f.write(obj if isinstance(obj, str) else json.dumps(obj))
-    return path
+    return program(name, obj if isinstance(obj, str) else json.dumps(obj))
 
 
 def expect_error(want, *args):
@@ -172,5 +155,4 @@ r = run("plan", "examples/matvec1.vec", "-D", "m=64", "-D", "n=64", "--machine",
 check(r.returncode == 0 and [row["p"] for row in json.loads(r.stdout)["rows"]] == [1, 2, 4, 8],
       "plan --vary on a hypercube: its configurations only")
 
-shutil.rmtree(tmp, True)
-sys.exit(1 if failed else 0)
+finish()

@@ -9,24 +9,12 @@
 // K0 + bytes / K1, and the thesis's steps are phases that start together.
 #include "cost/cost.h"
 #include "lang/lang.h"
+#include "testing.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                          \
-  do {                                            \
-    checks++;                                     \
-    if (!(cond)) {                                \
-      failures++;                                 \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__);                        \
-      printf("\n");                               \
-    }                                             \
-  } while (0)
 
 static bool close_to(double x, double want) { return fabs(x - want) <= 1e-9 * fmax(1, fabs(want)); }
 

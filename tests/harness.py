@@ -1,6 +1,7 @@
-"""harness.py: what the derive tests share: vecbsp (the first argument) run
-on arguments, checks that collect failures, programs written to a temporary
-directory that is removed at exit."""
+"""harness.py: what the Python tests of the command line share: vecbsp (the
+first argument) run on arguments, checks that collect failures, files
+written to a temporary directory that is removed at exit. A test in a
+folder below imports it after `sys.path.insert(0, <tests>)`."""
 import atexit
 import os
 import shutil
@@ -25,6 +26,7 @@ def check(ok, what):
 
 
 def program(name, text):
+    """A file of the temporary directory holding text; its path."""
     path = os.path.join(tmp, name)
     with open(path, "w") as f:
         f.write(text)
