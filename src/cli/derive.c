@@ -23,24 +23,56 @@ typedef struct Judge {
   int costed;       // programs costed so far (the progress line)
 } Judge;
 
+typedef struct Costing {
+  Judge *judge;
+  Program *prog;
+  Arena *arena;
+  double seconds;
+} Costing;
+
 // The paper model from its closed forms when the program has them (at
 // large sizes far quicker than the analysis at those sizes), else as cost.
+static void cost_program(void *ctx) {
+  Costing *c = ctx;
+  Judge *j = c->judge;
+  CostResult r;
+  if (j->model == MODEL_PAPER &&
+      cost_closed_predict(cost_closed_forms(c->arena, c->prog, &j->machine), &j->machine, j->params, &r)) {
+    c->seconds = r.seconds;
+    return;
+  }
+  CostRequest req = {.prog = c->prog, .model = j->model, .machine = j->machine, .params = j->params,
+                     .planning = &j->planning, .plan_spec = j->opt->plan};
+  c->seconds = cost_analyse(c->arena, &req).seconds;
+}
+
+// A program's cost; an error (one the search traps: a rewrite without a
+// cost) passed on once the costing's memory is freed.
 static double judge_cost(void *ctx, Program *prog) {
   Judge *j = ctx;
-  Arena *a = arena_new();
-  CostResult r;
-  if (j->model == MODEL_PAPER && cost_closed_predict(cost_closed_forms(a, prog, &j->machine), &j->machine, j->params, &r)) {
-    arena_free(a);
-    return r.seconds;
-  }
-  CostRequest req = {.prog = prog, .model = j->model, .machine = j->machine, .params = j->params,
-                     .planning = &j->planning, .plan_spec = j->opt->plan};
-  double seconds = cost_analyse(a, &req).seconds;
-  arena_free(a);
+  Costing c = {j, prog, arena_new(), 0};
+  bool costed = diag_attempt(cost_program, &c, true);
+  arena_free(c.arena);
+  if (!costed) diag_rethrow();
   char detail[48];
   snprintf(detail, sizeof detail, "%d programs costed", ++j->costed);
   progress_step(0, detail);
-  return seconds;
+  return c.seconds;
+}
+
+// Without --model, a program the exact model cannot follow at these sizes
+// (more irregular elements than it holds: mss (1) at n = 2400) is judged by
+// the paper model, which costs inits and tails by their families; said on
+// stderr.
+static void choose_model(Judge *j, Program *prog) {
+  if (j->opt->model || j->model != MODEL_EXACT) return;
+  Costing c = {j, prog, arena_new(), 0};
+  bool costed = diag_attempt(cost_program, &c, true);
+  arena_free(c.arena);
+  if (costed) return;
+  fprintf(stderr, "vecbsp: note: %s; derive judges by the paper model (--model exact to insist)\n",
+          diag_last_error);
+  j->model = MODEL_PAPER;
 }
 
 static const char *main_line(const char *text) {
@@ -138,6 +170,7 @@ int cmd_derive(int argc, char **argv) {
   Judge j = {&opt, cost_model_from_options(&opt), cost_machine_from_options(a, &opt), cli_planning_machine(a, &opt),
              cli_bind_params(a, prog, &opt), 0};
   j.planning.p = j.machine.p;
+  choose_model(&j, prog);
   progress_begin("derive: searching the rewrites", 0);
   Derivation d = derive_search(a, prog, judge_cost, &j, opt.steps ? opt.steps : DEFAULT_EXPANSIONS);
   progress_end();
