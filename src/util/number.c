@@ -12,9 +12,9 @@ void format_float(char *buf, size_t size, double f) {
     return;
   }
   int prec = 1;
-  for (; prec < 17; prec++) {
+  for (;; prec++) {  // 17 digits always read back
     snprintf(buf, size, "%.*g", prec, f);
-    if (strtod(buf, NULL) == f) break;
+    if (prec == 17 || strtod(buf, NULL) == f) break;
   }
   // %g writes 300 as 3e+02 at one digit: whole numbers below 1e16 are
   // written out (300.0), larger and tiny ones keep their exponent (1e20).

@@ -87,18 +87,13 @@ def read_npy(path):
 # ---- values printed as vecbsp prints them (docs/language.md) ----
 
 def show_float(f):
+    """Python's repr is the shortest text that reads back, with an exponent
+    below 1e-4 and from 1e16 on: vecbsp's rule, but for the exponent's '+'."""
     if math.isnan(f):
         return 'nan'
     if math.isinf(f):
         return 'inf' if f > 0 else '-inf'
-    for prec in range(1, 18):
-        text = '%.*g' % (prec, f)
-        if float(text) == f:
-            break
-    text = text.replace('e+', 'e')
-    if '.' not in text and 'e' not in text:
-        text += '.0'
-    return text
+    return repr(f).replace('e+', 'e')
 
 
 def show(v):

@@ -229,9 +229,9 @@ static inline void rt_print_float(FILE *out, double f) {
     return;
   }
   int prec = 1;
-  for (; prec < 17; prec++) {
+  for (;; prec++) {  // 17 digits always read back
     snprintf(buf, sizeof buf, "%.*g", prec, f);
-    if (strtod(buf, NULL) == f) break;
+    if (prec == 17 || strtod(buf, NULL) == f) break;
   }
   char *e = strchr(buf, 'e');
   int exponent = e ? atoi(e + 1) : 0;
