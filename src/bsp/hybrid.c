@@ -112,21 +112,40 @@ static void build_wire(int q, int par)
     *(uint64_t *)w->data = w->len;
 }
 
-/* The wire from rank q: its first piece tells its length, and the rest
- * comes in pieces as it was sent. */
-static void receive_wire(int q)
+/* A wire's first piece, received into room posted beforehand: an empty
+ * sync's wire (a header a process, 40 bytes) fits, and so does a small
+ * superstep's; its first 8 bytes tell how much more follows. */
+enum { HYB_FIRST_PIECE = 4096 };
+
+static size_t first_piece(uint64_t total)
 {
-    struct bsp_buf *w = &hyb.rx[q];
-    MPI_Status st;
-    int n;
-    MPI_Probe(q, TAG_WIRE, hyb.link.comm, &st);
-    MPI_Get_count(&st, MPI_BYTE, &n);
-    w->len = 0;
-    MPI_Recv(bsp_buf_append(w, (size_t)n), n, MPI_BYTE, q, TAG_WIRE, hyb.link.comm, MPI_STATUS_IGNORE);
-    uint64_t total = *(const uint64_t *)w->data;
-    bsp_buf_reserve(w, (size_t)total);
-    bsp_mpi_post(&hyb.link, false, w->data + n, total - (uint64_t)n, q, TAG_WIRE);
-    w->len = (size_t)total;
+    size_t first = HYB_FIRST_PIECE < hyb.link.max_message ? HYB_FIRST_PIECE : hyb.link.max_message;
+    return total < first ? (size_t)total : first;
+}
+
+/* The first pieces of the wires to and from rank q. */
+static void post_first_pieces(int q)
+{
+    struct bsp_buf *in = &hyb.rx[q], *out = &hyb.tx[q];
+    in->len = 0;
+    bsp_buf_reserve(in, HYB_FIRST_PIECE);
+    bsp_mpi_post(&hyb.link, false, in->data, first_piece(UINT64_MAX), q, TAG_WIRE);
+    bsp_mpi_post(&hyb.link, true, out->data, first_piece(out->len), q, TAG_WIRE);
+}
+
+/* The rest of the wires, once the first pieces are in (a large one waits
+ * for its receiver to post room: not before, or both would wait). */
+static void post_rests(int q)
+{
+    struct bsp_buf *in = &hyb.rx[q], *out = &hyb.tx[q];
+    uint64_t total = *(const uint64_t *)in->data;
+    size_t first = first_piece(total);
+    in->len = first;
+    bsp_buf_reserve(in, (size_t)total);
+    bsp_mpi_post(&hyb.link, false, in->data + first, total - first, q, TAG_WIRE);
+    in->len = (size_t)total;
+    first = first_piece(out->len);
+    bsp_mpi_post(&hyb.link, true, out->data + first, out->len - first, q, TAG_WIRE);
 }
 
 static struct bsp_buf view(const char **at, uint64_t nbytes)
@@ -216,11 +235,12 @@ static void hyb_exchange(int par)
     for (int q = 0; q < hyb.ranks; q++)
         if (q != hyb.rank) {
             build_wire(q, par);
-            bsp_mpi_post_send(&hyb.link, &hyb.tx[q], q, TAG_WIRE);
+            post_first_pieces(q);
         }
+    bsp_mpi_wait_all(&hyb.link);
     for (int q = 0; q < hyb.ranks; q++)
         if (q != hyb.rank)
-            receive_wire(q);
+            post_rests(q);
     bsp_mpi_wait_all(&hyb.link);
     check_headers(par);
     for (int q = 0; q < hyb.ranks; q++) {
@@ -248,9 +268,29 @@ static const char *hyb_replies(int src, int dst)
 
 static const struct thr_world hyb_world = {hyb_exchange, hyb_inbox, hyb_replies};
 
+/* With more processes than the node's CPUs (bsprun's BSP_NPROCS on one
+ * host), a rank's first thread waiting in MPI would spin on a CPU that its
+ * own threads or another rank's need: Open MPI is told to yield, as it does
+ * by itself for ranks past the slots it knows. Measured at 2 ranks x 2
+ * threads on 2 CPUs: an empty sync 83-87 us spinning, 21-24 us yielding
+ * (the MPI backend at p = 4: 15-19 us). Before MPI starts; the user's
+ * setting wins. */
+static void hyb_tune_open_mpi(void)
+{
+    if (bsp_env_nprocs() > sysconf(_SC_NPROCESSORS_ONLN))
+        setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
+}
+
+static void hyb_start(const char *call)
+{
+    hyb_tune_open_mpi();
+    bsp_mpi_start(call, HYB_THREAD_LEVEL);
+}
+
 void bsp_init(void (*spmd)(void), int argc, char **argv)
 {
     thr_set_spmd(spmd, argc, argv);
+    hyb_tune_open_mpi();
     bsp_mpi_init(spmd, argc, argv, HYB_THREAD_LEVEL);
 }
 
@@ -261,7 +301,7 @@ bsp_nprocs_t bsp_nprocs(void)
     if (bsp_self)
         return bsp_self->nprocs;
     if (!bsp_mpi_world)
-        bsp_mpi_start("bsp_nprocs", HYB_THREAD_LEVEL);
+        hyb_start("bsp_nprocs");
     int n = bsp_env_nprocs();
     return n ? n : bsp_mpi_world;
 }
@@ -331,7 +371,7 @@ void bsp_begin(bsp_nprocs_t maxprocs)
         return;
     if (bsp_self || thr_team)
         bsp_fail(NULL, "bsp_begin called twice");
-    bsp_mpi_start("bsp_begin", HYB_THREAD_LEVEL);
+    hyb_start("bsp_begin");
     int world = bsp_mpi_world;
     MPI_Comm_rank(MPI_COMM_WORLD, &hyb.rank);
     /* Process 0's argument decides: the others may have started in the SPMD
@@ -354,8 +394,8 @@ void bsp_begin(bsp_nprocs_t maxprocs)
     bsp_step_start();
     bsp_buf_start(64 << 10); /* the wires go by Open MPI's single copy, past its 32 KB eager limit */
     hyb.link.max_message = bsp_mpi_max_message();
-    if (hyb.link.max_message < sizeof(uint64_t))
-        hyb.link.max_message = sizeof(uint64_t); /* a wire's first piece holds its length */
+    if (hyb.link.max_message < sizeof(uint64_t) + sizeof(struct bsp_header))
+        hyb.link.max_message = sizeof(uint64_t) + sizeof(struct bsp_header); /* a wire's first piece holds its length */
     int first = rank_first(hyb.rank), nlocal = maxprocs - first < hyb.per_rank ? maxprocs - first : hyb.per_rank;
     int pin_from;
     bool oversubscribed;
