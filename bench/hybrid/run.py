@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""run.py: a reduction and a prefix at n = 1e7 ints, measured flat (threads,
+MPI) against hybrid (MPI ranks of threads), beside the exact model's
+predictions (docs/hierarchical.md, "The hybrid backend").
+
+usage: bench/hybrid/run.py [BUILD] [--rounds R] [--repeat K] [--n N] [--levels FILE.json]
+
+Every round runs each configuration once, in turn (A B A B), K timed
+repetitions each (the program's median); reported per program and
+configuration: the minimum and median of the rounds, their spread
+((max - min) / min), and the predicted seconds on the flat machine `local`
+and, with --levels (a file of `vecbsp probe --levels`), on that machine:
+its best plan (by levels where the planner chooses so) and its flat plan.
+A sequential run (threads, p = 1) is the baseline no parallel one should
+lose to.
+"""
+import json
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from measuring import Workspace, spread  # noqa: E402
+
+PROGRAMS = {
+    "fold": "param n\ninput x : [n]int\nmain = fold (+) x\n",
+    "prefix": "param n\ninput x : [n]int\nmain = prefix (+) x\n",
+}
+# (label, backend, p, MPI ranks)
+CONFIGS = [("sequential p=1", "threads", 1, None), ("threads p=2", "threads", 2, None), ("mpi p=2", "mpi", 2, None),
+           ("hybrid 2x1", "hybrid", 2, 2), ("hybrid 1x2", "hybrid", 2, 1), ("hybrid 2x2", "hybrid", 4, 2)]
+
+
+def args():
+    a = {"build": os.path.join(ROOT, "build"), "rounds": 5, "repeat": 5, "n": 10000000, "levels": None}
+    rest = sys.argv[1:]
+    while rest:
+        x = rest.pop(0)
+        if x in ("--rounds", "--repeat", "--n"):
+            a[x[2:]] = int(rest.pop(0))
+        elif x == "--levels":
+            a["levels"] = rest.pop(0)
+        elif x in ("-h", "--help"):
+            print(__doc__)
+            sys.exit(0)
+        elif x.startswith("-"):
+            sys.exit(f"run.py: unknown option {x}\n{__doc__}")
+        else:
+            a["build"] = os.path.abspath(x)
+    return a
+
+
+A = args()
+VECBSP = os.path.join(A["build"], "vecbsp")
+WS = Workspace(A["build"], "vecbsp-hybrid.")
+
+
+def program(name):
+    path = os.path.join(WS.dir, name + ".vec")
+    with open(path, "w") as f:
+        f.write(PROGRAMS[name])
+    return path
+
+
+def measured(prog, name, backend, p, nodes):
+    cmd = [VECBSP, "run", prog, "-D", "n=%d" % A["n"], "--random", "1", "--machine", "local", "--backend", backend,
+           "-p", str(p), "--repeat", str(A["repeat"]), "--json"]
+    if nodes:
+        cmd += ["--nodes", str(nodes)]
+    if name == "prefix":  # the result into a file, not onto the terminal
+        cmd += ["-o", os.path.join(WS.dir, "result.npy")]
+    return json.loads(WS.run(cmd))["seconds_median"]
+
+
+def predicted(prog, p, machine, plan="best"):
+    cmd = [VECBSP, "cost", "--json", prog, "-D", "n=%d" % A["n"], "--machine", machine, "-p", str(p), "--plan", plan]
+    return json.loads(WS.run(cmd))["seconds"]
+
+
+def main():
+    for name in PROGRAMS:
+        prog = program(name)
+        times = {c[0]: [] for c in CONFIGS}
+        for _ in range(A["rounds"]):
+            for label, backend, p, nodes in CONFIGS:
+                times[label].append(measured(prog, name, backend, p, nodes))
+        print("\n%s at n = %d (%d rounds of %d runs, interleaved)" % (PROGRAMS[name].splitlines()[-1], A["n"],
+                                                                     A["rounds"], A["repeat"]))
+        head = "  %-15s %10s %10s %7s %12s" % ("configuration", "min s", "median s", "spread", "local pred")
+        if A["levels"]:
+            head += " %12s %12s" % ("levels best", "levels flat")
+        print(head)
+        for label, backend, p, nodes in CONFIGS:
+            ts = times[label]
+            line = "  %-15s %10.5f %10.5f %6.0f%% %12.5f" % (label, min(ts), statistics.median(ts), 100 * spread(ts),
+                                                            predicted(prog, p, "local"))
+            if A["levels"]:
+                line += " %12.5f %12.5f" % (predicted(prog, p, A["levels"]),
+                                           predicted(prog, p, A["levels"], "best,levels=flat"))
+            print(line)
+
+
+main()
