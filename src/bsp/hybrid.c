@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bsp_group.h"
 #include "bsp_limits.h"
 #include "mpi_link.h"
 #include "team.h"
@@ -406,7 +407,27 @@ void bsp_begin(bsp_nprocs_t maxprocs)
 
 void bsp_sync(void)
 {
-    thr_sync((struct thr_proc *)bsp_need_self("bsp_sync"), BSP_KIND_SYNC);
+    thr_sync((struct thr_proc *)bsp_need_self("bsp_sync"), BSP_KIND_SYNC, false);
+}
+
+static int rank_of(int pid)
+{
+    return pid / hyb.per_rank;
+}
+
+/* Within each rank, when every group lies in one; else a sync of all. */
+void bsp_group_sync(const int *group)
+{
+    struct thr_proc *me = (struct thr_proc *)bsp_need_self("bsp_group_sync");
+    if (!group)
+        bsp_fail(&me->base, "bsp_group_sync: NULL instead of the processes' groups");
+    bool within = true;
+    for (int k = 0; k < me->base.nprocs && within; k++) {
+        if (group[k] < 0 || group[k] > k)
+            bsp_fail(&me->base, "bsp_group_sync: process %d's group starts at %d, not in 0..%d", k, group[k], k);
+        within = rank_of(group[k]) == rank_of(k);
+    }
+    thr_sync(me, BSP_KIND_SYNC, within);
 }
 
 /* Rank 0 gathers every process's counters and writes the profile. */
@@ -448,7 +469,7 @@ static void write_profile(size_t nsteps)
 void bsp_end(void)
 {
     struct thr_proc *me = (struct thr_proc *)bsp_need_self("bsp_end");
-    thr_sync(me, BSP_KIND_END);
+    thr_sync(me, BSP_KIND_END, false);
     thr_team_leave(me);
     int pid = me->base.pid;
     if (bsp_profile_enabled)

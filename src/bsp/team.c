@@ -219,14 +219,16 @@ static void thr_deliver_box(struct thr_proc *me, int src, const struct bsp_outbo
 
 /* Everything addressed to me this superstep, in pid order: from this
  * address space read in the senders' buffers, which their lines say to
- * read; from others in what the world received. */
-static void thr_deliver(struct thr_proc *me, int par)
+ * read; from others in what the world received (nothing at a sync within
+ * this address space). */
+static void thr_deliver(struct thr_proc *me, int par, bool within)
 {
     struct thr_team *team = thr_team;
     bsp_step_begin_delivery(&me->base);
     for (int j = 0; j < me->base.nprocs; j++) {
         if (!thr_is_here(team, j)) {
-            thr_deliver_box(me, j, team->world->inbox(j, me->base.pid));
+            if (!within)
+                thr_deliver_box(me, j, team->world->inbox(j, me->base.pid));
             continue;
         }
         const struct thr_proc *sender = thr_here(team, j);
@@ -267,26 +269,44 @@ static uint32_t thr_check_headers(struct thr_proc *me, int par)
     return flags;
 }
 
-void thr_sync(struct thr_proc *me, uint32_t kind)
+/* A sync within this address space may not reach beyond it, nor change
+ * what all processes must agree on, which only a sync of all compares. */
+static void thr_check_within(struct thr_proc *me, int par)
+{
+    for (int j = 0; j < me->base.nprocs; j++) {
+        const struct bsp_outbox *box = &me->boxes[par][j];
+        if (!thr_is_here(thr_team, j) && (box->puts.len || box->msgs.len || box->gets.len || box->hps.len))
+            bsp_fail(&me->base, "bsp_group_sync: a put, get or message to pid %d, outside its group "
+                     "(superstep %llu)", j, (unsigned long long)me->base.superstep);
+    }
+    if (me->base.regops.len || me->base.tagsize_calls)
+        bsp_fail(&me->base, "bsp_group_sync: registrations and the tag size change only at a bsp_sync "
+                 "(superstep %llu)", (unsigned long long)me->base.superstep);
+}
+
+void thr_sync(struct thr_proc *me, uint32_t kind, bool within)
 {
     struct thr_team *team = thr_team;
     int par = (int)(me->base.superstep & 1);
+    if (within && team->world)
+        thr_check_within(me, par);
     bsp_step_header(&me->base, kind, &me->lines[par].header);
     me->lines[par].sent_to = thr_sent_to(me, par);
     thr_barrier(me, par);
 
-    if (team->world && me == &team->procs[0])
+    bool world = team->world && !within;
+    if (world && me == &team->procs[0])
         team->world->exchange(par);
     uint32_t flags = thr_check_headers(me, par);
     if (me->base.flags & BSP_HAS_GETS)
         thr_read_gets(me, par);
     /* The world's exchange is over once everybody has passed this one. */
-    if ((flags & BSP_HAS_GETS) || team->world)
+    if ((flags & BSP_HAS_GETS) || world)
         thr_barrier(me, par);
     if (me->base.flags & BSP_HAS_GETS)
         thr_store_gets(me, par);
     thr_clear_previous(me, par);
-    thr_deliver(me, par);
+    thr_deliver(me, par, !world);
     /* hpput sources belong to their senders again once the sync returns;
      * the world copied those it sent before the second barrier. */
     if (flags & BSP_HAS_HPS)

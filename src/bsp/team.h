@@ -73,7 +73,9 @@ int thr_cpus(cpu_set_t *allowed);
  * k)-th allowed CPU; oversubscribed makes the barrier yield at once. */
 void thr_team_start(int nprocs, int first, int nlocal, int pin_from, bool oversubscribed,
                     const struct thr_world *world);
-void thr_sync(struct thr_proc *me, uint32_t kind);
+/* A sync of every process, or of this address space's only (within:
+ * nothing may then cross to another, bsp_group.h). */
+void thr_sync(struct thr_proc *me, uint32_t kind, bool within);
 /* After the last sync: a thread other than the team's first ends here;
  * the first joins the others and gets its affinity back. */
 void thr_team_leave(struct thr_proc *me);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "bsp_group.h"
 #include "bsp_limits.h"
 #include "team.h"
 
@@ -67,14 +68,21 @@ void bsp_begin(bsp_nprocs_t maxprocs)
 
 void bsp_sync(void)
 {
-    thr_sync((struct thr_proc *)bsp_need_self("bsp_sync"), BSP_KIND_SYNC);
+    thr_sync((struct thr_proc *)bsp_need_self("bsp_sync"), BSP_KIND_SYNC, false);
+}
+
+/* One address space: every group syncs with all (bsp_group.h). */
+void bsp_group_sync(const int *group)
+{
+    (void)group;
+    bsp_sync();
 }
 
 /* Process 0 continues after bsp_end, alone; the others end here. */
 void bsp_end(void)
 {
     struct thr_proc *me = (struct thr_proc *)bsp_need_self("bsp_end");
-    thr_sync(me, BSP_KIND_END);
+    thr_sync(me, BSP_KIND_END, false);
     thr_team_leave(me);
     if (bsp_profile_enabled) {
         const struct bsp_prof_step **steps = thr_team_steps();
