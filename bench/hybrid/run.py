@@ -3,14 +3,17 @@
 MPI) against hybrid (MPI ranks of threads), beside the exact model's
 predictions (docs/hierarchical.md, "The hybrid backend").
 
-usage: bench/hybrid/run.py [BUILD] [--rounds R] [--repeat K] [--n N] [--levels FILE.json]
+usage: bench/hybrid/run.py [BUILD] [--rounds R] [--repeat K] [--n N] [--levels FILE.json]...
 
 Every round runs each configuration once, in turn (A B A B), K timed
 repetitions each (the program's median); reported per program and
 configuration: the minimum and median of the rounds, their spread
 ((max - min) / min), and the predicted seconds on the flat machine `local`
-and, with --levels (a file of `vecbsp probe --levels`), on that machine:
-its best plan (by levels where the planner chooses so) and its flat plan.
+and, with --levels (a file of `vecbsp probe --levels`; several may be
+given), on that machine where p is its workers' number: the plan by levels
+(`--plan best,levels=follow,regions=parallel`) and the flat one
+(`levels=flat`); hybrid runs with a levels file whose workers match run
+that plan by levels too (a second row).
 A sequential run (threads, p = 1) is the baseline no parallel one should
 lose to.
 """
@@ -34,14 +37,14 @@ CONFIGS = [("sequential p=1", "threads", 1, None), ("threads p=2", "threads", 2,
 
 
 def args():
-    a = {"build": os.path.join(ROOT, "build"), "rounds": 5, "repeat": 5, "n": 10000000, "levels": None}
+    a = {"build": os.path.join(ROOT, "build"), "rounds": 5, "repeat": 5, "n": 10000000, "levels": []}
     rest = sys.argv[1:]
     while rest:
         x = rest.pop(0)
         if x in ("--rounds", "--repeat", "--n"):
             a[x[2:]] = int(rest.pop(0))
         elif x == "--levels":
-            a["levels"] = rest.pop(0)
+            a["levels"].append(os.path.abspath(rest.pop(0)))
         elif x in ("-h", "--help"):
             print(__doc__)
             sys.exit(0)
@@ -64,9 +67,32 @@ def program(name):
     return path
 
 
-def measured(prog, name, backend, p, nodes):
-    cmd = [VECBSP, "run", prog, "-D", "n=%d" % A["n"], "--random", "1", "--machine", "local", "--backend", backend,
-           "-p", str(p), "--repeat", str(A["repeat"]), "--json"]
+FOLLOW = "best,levels=follow,regions=parallel"
+
+
+def workers(machine):
+    with open(machine) as f:
+        m = json.load(f)
+    count, level = 1, m["levels"]
+    while "children" in level:
+        count *= level.get("p", 1)
+        level = level["children"]
+    return count
+
+
+def configs():
+    """CONFIGS, and each hybrid one again by levels on each machine file of its p."""
+    out = [c + ("local", "best") for c in CONFIGS]
+    for label, backend, p, nodes in CONFIGS:
+        for machine in A["levels"]:
+            if backend == "hybrid" and workers(machine) == p and nodes > 1:
+                out.append((label + " lv", backend, p, nodes, machine, FOLLOW))
+    return out
+
+
+def measured(prog, name, backend, p, nodes, machine, plan):
+    cmd = [VECBSP, "run", prog, "-D", "n=%d" % A["n"], "--random", "1", "--machine", machine, "--plan", plan,
+           "--backend", backend, "-p", str(p), "--repeat", str(A["repeat"]), "--json"]
     if nodes:
         cmd += ["--nodes", str(nodes)]
     if name == "prefix":  # the result into a file, not onto the terminal
@@ -75,30 +101,34 @@ def measured(prog, name, backend, p, nodes):
 
 
 def predicted(prog, p, machine, plan="best"):
+    """The exact model's seconds; "-" where the machine is for another p."""
+    if machine != "local" and workers(machine) != p:
+        return "-"
     cmd = [VECBSP, "cost", "--json", prog, "-D", "n=%d" % A["n"], "--machine", machine, "-p", str(p), "--plan", plan]
-    return json.loads(WS.run(cmd))["seconds"]
+    return "%.5f" % json.loads(WS.run(cmd))["seconds"]
 
 
 def main():
+    runs = configs()
     for name in PROGRAMS:
         prog = program(name)
-        times = {c[0]: [] for c in CONFIGS}
+        times = {c[0]: [] for c in runs}
         for _ in range(A["rounds"]):
-            for label, backend, p, nodes in CONFIGS:
-                times[label].append(measured(prog, name, backend, p, nodes))
+            for label, backend, p, nodes, machine, plan in runs:
+                times[label].append(measured(prog, name, backend, p, nodes, machine, plan))
         print("\n%s at n = %d (%d rounds of %d runs, interleaved)" % (PROGRAMS[name].splitlines()[-1], A["n"],
                                                                      A["rounds"], A["repeat"]))
-        head = "  %-15s %10s %10s %7s %12s" % ("configuration", "min s", "median s", "spread", "local pred")
-        if A["levels"]:
-            head += " %12s %12s" % ("levels best", "levels flat")
+        head = "  %-18s %10s %10s %7s %11s" % ("configuration", "min s", "median s", "spread", "local")
+        for machine in A["levels"]:
+            tag = os.path.splitext(os.path.basename(machine))[0]
+            head += " %16s %16s" % (tag + " lv", tag + " flat")
         print(head)
-        for label, backend, p, nodes in CONFIGS:
+        for label, backend, p, nodes, machine, plan in runs:
             ts = times[label]
-            line = "  %-15s %10.5f %10.5f %6.0f%% %12.5f" % (label, min(ts), statistics.median(ts), 100 * spread(ts),
-                                                            predicted(prog, p, "local"))
-            if A["levels"]:
-                line += " %12.5f %12.5f" % (predicted(prog, p, A["levels"]),
-                                           predicted(prog, p, A["levels"], "best,levels=flat"))
+            line = "  %-18s %10.5f %10.5f %6.0f%% %11s" % (label, min(ts), statistics.median(ts), 100 * spread(ts),
+                                                          predicted(prog, p, "local"))
+            for m in A["levels"]:
+                line += " %16s %16s" % (predicted(prog, p, m, FOLLOW), predicted(prog, p, m, "best,levels=flat"))
             print(line)
 
 

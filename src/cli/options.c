@@ -87,7 +87,7 @@ const CliFlag cli_flags[] = {
     {FLAG_BACKEND, "--backend", NULL, "threads|mpi|hybrid", false, CMD_RUN,
      "the BSPlib runtime's backend (default threads; hybrid: MPI ranks, each running threads)"},
     {FLAG_NODES, "--nodes", NULL, "N", false, CMD_RUN,
-     "with --backend hybrid: N MPI ranks of P/N threads each, rounded up (default 1)"},
+     "with --backend hybrid: N MPI ranks of P/N threads each, rounded up (default: the machine's top fan-out, or 1)"},
     {FLAG_PROFILE, "--profile", NULL, NULL, false, CMD_RUN,
      "each superstep's counts, source position, predicted and measured time"},
     {FLAG_TRACE, "--trace", NULL, "FILE.json", false, CMD_RUN,
