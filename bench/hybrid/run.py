@@ -10,10 +10,10 @@ repetitions each (the program's median); reported per program and
 configuration: the minimum and median of the rounds, their spread
 ((max - min) / min), and the predicted seconds on the flat machine `local`
 and, with --levels (a file of `vecbsp probe --levels`; several may be
-given), on that machine where p is its workers' number: the plan by levels
-(`--plan best,levels=follow,regions=parallel`) and the flat one
+given), on that machine where p is its workers' number: the planner's
+best plan there (by levels where it chooses so) and the best flat one
 (`levels=flat`); hybrid runs with a levels file whose workers match run
-that plan by levels too (a second row).
+its best plan too (a second row, "lv"), whose choices are printed.
 A sequential run (threads, p = 1) is the baseline no parallel one should
 lose to.
 """
@@ -67,7 +67,7 @@ def program(name):
     return path
 
 
-FOLLOW = "best,levels=follow,regions=parallel"
+BEST = "best"
 
 
 def workers(machine):
@@ -86,7 +86,7 @@ def configs():
     for label, backend, p, nodes in CONFIGS:
         for machine in A["levels"]:
             if backend == "hybrid" and workers(machine) == p and nodes > 1:
-                out.append((label + " lv", backend, p, nodes, machine, FOLLOW))
+                out.append((label + " lv", backend, p, nodes, machine, BEST))
     return out
 
 
@@ -121,14 +121,18 @@ def main():
         head = "  %-18s %10s %10s %7s %11s" % ("configuration", "min s", "median s", "spread", "local")
         for machine in A["levels"]:
             tag = os.path.splitext(os.path.basename(machine))[0]
-            head += " %16s %16s" % (tag + " lv", tag + " flat")
+            head += " %16s %16s" % (tag + " best", tag + " flat")
         print(head)
+        for machine in A["levels"]:
+            plan = WS.run([VECBSP, "plan", prog, "-D", "n=%d" % A["n"], "--machine", machine, "-p", str(workers(machine))])
+            chosen = [line.split("chosen: ")[1] for line in plan.splitlines() if "chosen: " in line]
+            print("  %s chooses: %s" % (os.path.basename(machine), "; ".join(chosen)))
         for label, backend, p, nodes, machine, plan in runs:
             ts = times[label]
             line = "  %-18s %10.5f %10.5f %6.0f%% %11s" % (label, min(ts), statistics.median(ts), 100 * spread(ts),
                                                           predicted(prog, p, "local"))
             for m in A["levels"]:
-                line += " %16s %16s" % (predicted(prog, p, m, FOLLOW), predicted(prog, p, m, "best,levels=flat"))
+                line += " %16s %16s" % (predicted(prog, p, m, BEST), predicted(prog, p, m, "best,levels=flat"))
             print(line)
 
 
