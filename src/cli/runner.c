@@ -258,10 +258,11 @@ static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, 
   int nodes = opt->nodes ? opt->nodes : 1;
   if (opt->nodes && !hybrid) fatal("--nodes is for --backend hybrid (MPI ranks, each running threads)");
   if (hybrid && nodes > p) fatal("--nodes %d: more MPI ranks than the %d processes", nodes, p);
-  int per_address_space = hybrid ? (p + nodes - 1) / nodes : p;
-  if (strcmp(opt->backend, "mpi") != 0 && per_address_space > BSP_THREADS_MAX_PROCS)
-    fatal("-p %d: the %s backend runs at most %d threads in one process (MPI: --backend mpi%s)", p, opt->backend,
-          BSP_THREADS_MAX_PROCS, hybrid ? ", or more --nodes" : "");
+  if (strcmp(opt->backend, "threads") == 0 && p > BSP_THREADS_MAX_PROCS)
+    fatal("-p %d: the threads backend runs at most %d processes (MPI: --backend mpi)", p, BSP_THREADS_MAX_PROCS);
+  if (hybrid && (p + nodes - 1) / nodes > BSP_THREADS_MAX_PROCS)
+    fatal("-p %d: the hybrid backend runs at most %d threads a rank (more --nodes, or --backend mpi)", p,
+          BSP_THREADS_MAX_PROCS);
   int nargs = 0;
   char **argv = arena_calloc(a, (size_t)(2 * (opt->ndefines + opt->ninputs) + 14), sizeof *argv);
   argv[nargs++] = cli_tool_path(a, "bsprun");
