@@ -8,7 +8,8 @@
 #   --examples  examples/*.vec at sizes not divisible by P, P > n, and two
 #               large enough to fill more than the arena's first chunk
 #   --random    random inputs of several sizes for every example
-#   --each      every examples/*.vec once, at a small size of its own
+#   --each      every examples/*.vec once, at a small size of its own (only
+#               those named in $ONLY, basenames, if set)
 set -u
 # A message read after the barrier that ends its life must show: the
 # runtime overwrites each superstep's messages as the next sync begins.
@@ -50,6 +51,7 @@ for what in "$@"; do
       check "$root/examples/matvec1.vec" -D m=40000 -D n=9 --random 7 ;;
     --each)
       for f in "$root"/examples/*.vec; do
+        [ -n "${ONLY:-}" ] && case " $ONLY " in *" $(basename "$f" .vec) "*) ;; *) continue ;; esac
         case $(basename "$f" .vec) in
           mss*) check "$f" -D n=10 --random 3 ;;
           matvec1) check "$f" -D m=10 -D n=5 --random 3 ;;
