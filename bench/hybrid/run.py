@@ -8,8 +8,9 @@ usage: bench/hybrid/run.py [BUILD] [--rounds R] [--repeat K] [--n N] [--levels F
 Every round runs each configuration once, in turn (A B A B), K timed
 repetitions each (the program's median); reported per program and
 configuration: the minimum and median of the rounds, their spread
-((max - min) / min), and the predicted seconds on the flat machine `local`
-and, with --levels (a file of `vecbsp probe --levels`; several may be
+((max - min) / min), the exact model's prediction for the plan the run ran
+on the machine it was planned for (`local`, or the levels file: the sum of
+`run --profile`'s predicted supersteps, from one profiled run apart) and, with --levels (a file of `vecbsp probe --levels`; several may be
 given), on that machine where p is its workers' number: the planner's
 best plan there (by levels where it chooses so) and the best flat one
 (`levels=flat`); hybrid runs with a levels file whose workers match run
@@ -100,6 +101,17 @@ def measured(prog, name, backend, p, nodes, machine, plan):
     return json.loads(WS.run(cmd))["seconds_median"]
 
 
+def run_prediction(prog, name, backend, p, nodes, machine, plan):
+    """The predicted seconds of the plan a run runs, from a profiled run."""
+    cmd = [VECBSP, "run", prog, "-D", "n=%d" % A["n"], "--random", "1", "--machine", machine, "--plan", plan,
+           "--backend", backend, "-p", str(p), "--profile", "--json"]
+    if nodes:
+        cmd += ["--nodes", str(nodes)]
+    if name == "prefix":
+        cmd += ["-o", os.path.join(WS.dir, "result.npy")]
+    return sum(step["predicted_seconds"] for step in json.loads(WS.run(cmd))["supersteps"])
+
+
 def predicted(prog, p, machine, plan="best"):
     """The exact model's seconds; "-" where the machine is for another p."""
     if machine != "local" and workers(machine) != p:
@@ -118,7 +130,7 @@ def main():
                 times[label].append(measured(prog, name, backend, p, nodes, machine, plan))
         print("\n%s at n = %d (%d rounds of %d runs, interleaved)" % (PROGRAMS[name].splitlines()[-1], A["n"],
                                                                      A["rounds"], A["repeat"]))
-        head = "  %-18s %10s %10s %7s %11s" % ("configuration", "min s", "median s", "spread", "local")
+        head = "  %-18s %10s %10s %7s %11s" % ("configuration", "min s", "median s", "spread", "its plan")
         for machine in A["levels"]:
             tag = os.path.splitext(os.path.basename(machine))[0]
             head += " %16s %16s" % (tag + " best", tag + " flat")
@@ -129,8 +141,8 @@ def main():
             print("  %s chooses: %s" % (os.path.basename(machine), "; ".join(chosen)))
         for label, backend, p, nodes, machine, plan in runs:
             ts = times[label]
-            line = "  %-18s %10.5f %10.5f %6.0f%% %11s" % (label, min(ts), statistics.median(ts), 100 * spread(ts),
-                                                          predicted(prog, p, "local"))
+            line = "  %-18s %10.5f %10.5f %6.0f%% %11.5f" % (label, min(ts), statistics.median(ts), 100 * spread(ts),
+                                                            run_prediction(prog, name, backend, p, nodes, machine, plan))
             for m in A["levels"]:
                 line += " %16s %16s" % (predicted(prog, p, m, BEST), predicted(prog, p, m, "best,levels=flat"))
             print(line)
