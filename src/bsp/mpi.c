@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bsp_internal.h"
+#include "bsp_group.h"
+#include "mpi_link.h"
 
 const char bsp_backend_name[] = "mpi";
 /* A smaller hpput is copied into the put stream like a put: a message of
@@ -41,102 +42,18 @@ enum { TAG_PUTS = 1, TAG_MSGS, TAG_GETS, TAG_HPS, TAG_REPLY, TAG_HP_DATA, TAG_HE
 /* This process of the SPMD section. */
 static struct {
     struct bsp_proc base;        /* what the shared code sees */
-    MPI_Comm comm;               /* the processes of the section */
-    bool own_mpi;                /* we called MPI_Init, so we finalize */
+    struct bsp_mpi_link link;    /* the processes of the section, and transfers in flight */
     struct mpi_header *tx_hdr;   /* header sent to each process */
     struct mpi_header *rx_hdr;   /* header received from each process */
     struct bsp_outbox *rx;       /* what each process sent here; messages are
                                     queued in place until the next sync */
     struct bsp_buf *reply_out;   /* values read for each process's gets */
     struct bsp_buf *reply_in;    /* values each process read for my gets */
-    struct bsp_buf requests;     /* array of MPI_Request in flight */
-    size_t max_message;          /* bytes of the largest MPI message (more go in pieces) */
 } mpi;
 
-static int mpi_argc;
-static char **mpi_argv;
-static bool mpi_halting; /* bsp_fail is ending every process */
-
-void bsp_backend_halt(void)
-{
-    mpi_halting = true;
-    int up = 0, down = 0;
-    MPI_Initialized(&up);
-    MPI_Finalized(&down);
-    if (up && !down)
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-static void mpi_start(const char *call);
-
-/* As BSPlib has it (and BSPonMPI does): process 0 goes on with main, whose
- * sequential part may read stdin, which only it has; the others start in
- * the SPMD function at once, and their bsp_begin takes its argument from
- * process 0's. */
 void bsp_init(void (*spmd)(void), int argc, char **argv)
 {
-    mpi_argc = argc;
-    mpi_argv = argv;
-    mpi_start("bsp_init");
-    int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0 || !spmd)
-        return;
-    spmd();
-    if (bsp_self)
-        bsp_fail(bsp_self, "the SPMD function returned without calling bsp_end");
-    exit(0);
-}
-
-/* Open MPI's shared-memory transport sends messages above 4 KB by a
- * rendezvous and a single copy between address spaces: at p = 2 a 7 KB
- * message then costs about 2 us more than one of 4 KB. Up to its fragment
- * size (32 KB) an eager send is cheaper; larger messages keep the single
- * copy. A value the user set (environment or mpirun --mca) wins. */
-static void tune_open_mpi(void)
-{
-    setenv("OMPI_MCA_btl_vader_eager_limit", "32768", 0);
-}
-
-/* At exit: inside an SPMD section the program ended before bsp_end, an
- * error (else the other processes would wait forever, or mpirun would print
- * its own banner about exiting improperly); outside one, MPI is finalized
- * if we started it (a program that only asked bsp_nprocs). */
-static void mpi_at_exit(void)
-{
-    int down;
-    MPI_Finalized(&down);
-    if (down || mpi_halting)
-        return;
-    if (bsp_self)
-        bsp_fail(NULL, "the program ended (exit, or a return from main) before bsp_end");
-    if (mpi.own_mpi)
-        MPI_Finalize();
-}
-
-/* The size of MPI_COMM_WORLD, kept for bsp_nprocs after MPI_Finalize. */
-static int mpi_world;
-
-/* Starts MPI for call, unless it is running; after bsp_end it is over. */
-static void mpi_start(const char *call)
-{
-    int up, down;
-    MPI_Initialized(&up);
-    MPI_Finalized(&down);
-    if (down)
-        bsp_fail(NULL, "%s after bsp_end: with MPI a program has one SPMD section "
-                 "(MPI has finalized)", call);
-    if (!up) {
-        tune_open_mpi();
-        if (mpi_argv)
-            MPI_Init(&mpi_argc, &mpi_argv);
-        else
-            MPI_Init(NULL, NULL);
-        mpi.own_mpi = true;
-        atexit(mpi_at_exit);
-    }
-    MPI_Comm_size(MPI_COMM_WORLD, &mpi_world);
+    bsp_mpi_init(spmd, argc, argv, MPI_THREAD_SINGLE);
 }
 
 /* Inside a section its size; before it, and after it (as with threads),
@@ -145,49 +62,36 @@ bsp_nprocs_t bsp_nprocs(void)
 {
     if (bsp_self)
         return bsp_self->nprocs;
-    if (!mpi_world)
-        mpi_start("bsp_nprocs");
+    if (!bsp_mpi_world)
+        bsp_mpi_start("bsp_nprocs", MPI_THREAD_SINGLE);
     int n = bsp_env_nprocs();
-    return n && n < mpi_world ? n : mpi_world;
-}
-
-/* INT_MAX, or BSP_MPI_MAX_MESSAGE=BYTES (tests: pieces without gigabytes). */
-static size_t max_message(void)
-{
-    const char *s = getenv("BSP_MPI_MAX_MESSAGE");
-    if (!s || !*s)
-        return INT_MAX;
-    char *end;
-    long n = strtol(s, &end, 10);
-    if (*end || n < 1 || n > INT_MAX)
-        bsp_fail(NULL, "BSP_MPI_MAX_MESSAGE=%s: expected a number of bytes from 1 to %d", s, INT_MAX);
-    return (size_t)n;
+    return n && n < bsp_mpi_world ? n : bsp_mpi_world;
 }
 
 void bsp_begin(bsp_nprocs_t maxprocs)
 {
     if (bsp_self)
         bsp_fail(NULL, "bsp_begin called twice");
-    mpi_start("bsp_begin");
-    int world = mpi_world, rank;
+    bsp_mpi_start("bsp_begin", MPI_THREAD_SINGLE);
+    int world = bsp_mpi_world, rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     /* Process 0's argument decides: the others may have started in the SPMD
      * function before process 0 read how many processes to use. */
     MPI_Bcast(&maxprocs, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (maxprocs < 1 || maxprocs > world)
         bsp_fail(NULL, "bsp_begin: %d processes requested, %d available", maxprocs, world);
-    MPI_Comm_split(MPI_COMM_WORLD, rank < maxprocs ? 0 : MPI_UNDEFINED, rank, &mpi.comm);
+    MPI_Comm_split(MPI_COMM_WORLD, rank < maxprocs ? 0 : MPI_UNDEFINED, rank, &mpi.link.comm);
     if (rank >= maxprocs) {
         /* Surplus processes take no part, as in other BSPlib libraries. */
-        if (mpi.own_mpi)
+        if (bsp_mpi_own)
             MPI_Finalize();
         exit(0);
     }
-    MPI_Comm_set_errhandler(mpi.comm, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(mpi.link.comm, MPI_ERRORS_ARE_FATAL);
     bsp_profile_start();
     bsp_step_start();
     bsp_buf_start(64 << 10); /* Open MPI's single copy, past its 32 KB eager limit */
-    mpi.max_message = max_message();
+    mpi.link.max_message = bsp_mpi_max_message();
     bsp_proc_init(&mpi.base, rank, maxprocs);
     size_t p = (size_t)maxprocs;
     mpi.base.out = bsp_xcalloc(p, sizeof *mpi.base.out);
@@ -206,43 +110,6 @@ static int mpi_count(uint64_t nbytes)
     return (int)nbytes;
 }
 
-/* MPI counts are ints: a transfer past max_message bytes goes in pieces,
- * which arrive in order (MPI does not overtake between one pair with one
- * tag), so a stream of any size, or an hpput of INT_MAX bytes, fits. */
-static void post(bool send, char *data, uint64_t nbytes, int peer, int tag)
-{
-    for (uint64_t done = 0; done < nbytes;) {
-        uint64_t left = nbytes - done;
-        int n = (int)(left < mpi.max_message ? left : mpi.max_message);
-        MPI_Request *r = bsp_buf_append(&mpi.requests, sizeof *r);
-        if (send)
-            MPI_Isend(data + done, n, MPI_BYTE, peer, tag, mpi.comm, r);
-        else
-            MPI_Irecv(data + done, n, MPI_BYTE, peer, tag, mpi.comm, r);
-        done += (uint64_t)n;
-    }
-}
-
-static void post_recv(struct bsp_buf *b, uint64_t nbytes, int src, int tag)
-{
-    b->len = 0;
-    post(false, bsp_buf_append(b, (size_t)nbytes), nbytes, src, tag);
-}
-
-static void post_send(const struct bsp_buf *b, int dst, int tag)
-{
-    post(true, b->data, b->len, dst, tag);
-}
-
-static void wait_all(void)
-{
-    if (!mpi.requests.len)
-        return;
-    MPI_Waitall((int)(mpi.requests.len / sizeof(MPI_Request)),
-                (MPI_Request *)mpi.requests.data, MPI_STATUSES_IGNORE);
-    mpi.requests.len = 0;
-}
-
 /* Not a flag of a header: set by exchange_headers when this process has
  * streams to send or receive (or gets to serve). */
 static const uint32_t MPI_MOVES = UINT32_C(1) << 31;
@@ -253,7 +120,7 @@ static _Noreturn void report_disagreement(const struct bsp_header *mine)
 {
     int p = mpi.base.nprocs;
     struct bsp_header *all = bsp_xcalloc((size_t)p, sizeof *all);
-    MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *all, MPI_BYTE, 0, mpi.comm);
+    MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *all, MPI_BYTE, 0, mpi.link.comm);
     for (int j = 1; mpi.base.pid == 0 && j < p; j++)
         bsp_step_check(&mpi.base, &all[0], &all[j], j);
     bsp_await_halt();
@@ -283,10 +150,10 @@ static uint32_t exchange_headers(uint32_t kind)
         mpi.rx_hdr[me] = mpi.tx_hdr[me];
         MPI_Sendrecv(out, out->word & WIRE_SIZES ? (int)sizeof *out : (int)sizeof out->word,
                      MPI_BYTE, other, TAG_HEADER, &mpi.rx_hdr[other], (int)sizeof *mpi.rx_hdr,
-                     MPI_BYTE, other, TAG_HEADER, mpi.comm, MPI_STATUS_IGNORE);
+                     MPI_BYTE, other, TAG_HEADER, mpi.link.comm, MPI_STATUS_IGNORE);
     } else {
         MPI_Alltoall(mpi.tx_hdr, (int)sizeof *mpi.tx_hdr, MPI_BYTE, mpi.rx_hdr,
-                     (int)sizeof *mpi.rx_hdr, MPI_BYTE, mpi.comm);
+                     (int)sizeof *mpi.rx_hdr, MPI_BYTE, mpi.link.comm);
     }
     uint32_t flags = 0;
     for (int j = 0; j < p; j++) {
@@ -314,16 +181,16 @@ static void exchange_streams(void)
             *out = t;
             continue;
         }
-        post_recv(&in->puts, mpi.rx_hdr[j].puts, j, TAG_PUTS);
-        post_recv(&in->msgs, mpi.rx_hdr[j].msgs, j, TAG_MSGS);
-        post_recv(&in->gets, mpi.rx_hdr[j].gets, j, TAG_GETS);
-        post_recv(&in->hps, mpi.rx_hdr[j].hps, j, TAG_HPS);
-        post_send(&out->puts, j, TAG_PUTS);
-        post_send(&out->msgs, j, TAG_MSGS);
-        post_send(&out->gets, j, TAG_GETS);
-        post_send(&out->hps, j, TAG_HPS);
+        bsp_mpi_post_recv(&mpi.link, &in->puts, mpi.rx_hdr[j].puts, j, TAG_PUTS);
+        bsp_mpi_post_recv(&mpi.link, &in->msgs, mpi.rx_hdr[j].msgs, j, TAG_MSGS);
+        bsp_mpi_post_recv(&mpi.link, &in->gets, mpi.rx_hdr[j].gets, j, TAG_GETS);
+        bsp_mpi_post_recv(&mpi.link, &in->hps, mpi.rx_hdr[j].hps, j, TAG_HPS);
+        bsp_mpi_post_send(&mpi.link, &out->puts, j, TAG_PUTS);
+        bsp_mpi_post_send(&mpi.link, &out->msgs, j, TAG_MSGS);
+        bsp_mpi_post_send(&mpi.link, &out->gets, j, TAG_GETS);
+        bsp_mpi_post_send(&mpi.link, &out->hps, j, TAG_HPS);
     }
-    wait_all();
+    bsp_mpi_wait_all(&mpi.link);
 }
 
 static uint64_t get_bytes(const struct bsp_buf *gets)
@@ -371,12 +238,12 @@ static void post_hps(int j)
     const struct bsp_buf *out = &mpi.base.out[j].hps, *in = &mpi.rx[j].hps;
     const struct bsp_hp_req *req = (const struct bsp_hp_req *)out->data;
     for (size_t i = 0; i < out->len / sizeof *req; i++)
-        post(true, (char *)(uintptr_t)req[i].src, req[i].nbytes, j, TAG_HP_DATA);
+        bsp_mpi_post(&mpi.link, true, (char *)(uintptr_t)req[i].src, req[i].nbytes, j, TAG_HP_DATA);
     req = (const struct bsp_hp_req *)in->data;
     for (size_t i = 0; i < in->len / sizeof *req; i++) {
         char *dst = bsp_step_resolve(&mpi.base, "bsp_hpput", j, req[i].slot, req[i].offset,
                                      req[i].nbytes);
-        post(false, dst, req[i].nbytes, j, TAG_HP_DATA);
+        bsp_mpi_post(&mpi.link, false, dst, req[i].nbytes, j, TAG_HP_DATA);
     }
     bsp_step_count_hps(&mpi.base, j, in);
 }
@@ -395,11 +262,11 @@ static void exchange_gets_and_hps(void)
             bsp_step_apply_hps(&mpi.base, me, &mpi.rx[me].hps);
             continue;
         }
-        post_recv(&mpi.reply_in[j], get_bytes(&mpi.base.out[j].gets), j, TAG_REPLY);
-        post_send(&mpi.reply_out[j], j, TAG_REPLY);
+        bsp_mpi_post_recv(&mpi.link, &mpi.reply_in[j], get_bytes(&mpi.base.out[j].gets), j, TAG_REPLY);
+        bsp_mpi_post_send(&mpi.link, &mpi.reply_out[j], j, TAG_REPLY);
         post_hps(j);
     }
-    wait_all();
+    bsp_mpi_wait_all(&mpi.link);
     for (int j = 0; j < mpi.base.nprocs; j++) {
         if (j == me)
             scatter_reply(&mpi.rx[me].gets, &mpi.reply_out[me]);
@@ -433,6 +300,13 @@ void bsp_sync(void)
     mpi_sync(BSP_KIND_SYNC);
 }
 
+/* Every sync is one exchange among all processes (bsp_group.h). */
+void bsp_group_sync(const int *group)
+{
+    (void)group;
+    bsp_sync();
+}
+
 /* Process 0 gathers everybody's counters and writes the profile. */
 static void write_profile(void)
 {
@@ -440,7 +314,7 @@ static void write_profile(void)
     size_t nsteps = (size_t)mpi.base.superstep, bytes = mpi.base.prof_steps.len;
     struct bsp_prof_step *all = mpi.base.pid == 0 ? bsp_xmalloc(bytes * (size_t)p) : NULL;
     MPI_Gather(mpi.base.prof_steps.data, mpi_count(bytes), MPI_BYTE, all, mpi_count(bytes),
-               MPI_BYTE, 0, mpi.comm);
+               MPI_BYTE, 0, mpi.link.comm);
     if (mpi.base.pid != 0)
         return;
     const struct bsp_prof_step **steps = bsp_xcalloc((size_t)p, sizeof *steps);
@@ -465,7 +339,7 @@ static void free_state(void)
     free(mpi.reply_in);
     free(mpi.tx_hdr);
     free(mpi.rx_hdr);
-    bsp_buf_free(&mpi.requests);
+    bsp_buf_free(&mpi.link.requests);
     bsp_proc_free(&mpi.base);
 }
 
@@ -477,10 +351,10 @@ void bsp_end(void)
     if (bsp_profile_enabled)
         write_profile();
     int pid = mpi.base.pid;
-    MPI_Comm_free(&mpi.comm);
+    MPI_Comm_free(&mpi.link.comm);
     free_state();
     bsp_self = NULL;
-    if (!mpi.own_mpi)
+    if (!bsp_mpi_own)
         return;
     MPI_Finalize();
     if (pid != 0)

@@ -35,7 +35,8 @@ typedef struct Options {
   bool measure;            // --measure (sweep)
   int repeat;              // --repeat K (0: not given)
   int rounds;              // --rounds R (sweep --measure; 0: not given)
-  const char *backend;     // --backend threads|mpi
+  const char *backend;     // --backend threads|mpi|hybrid (hybrid: run only)
+  int nodes;               // --nodes N (run --backend hybrid): MPI ranks (0: not given)
   bool profile;            // --profile (run)
   const char *trace;       // --trace FILE.json (run)
   const char *output;      // -o FILE, --output FILE
@@ -70,7 +71,7 @@ typedef struct CliCommand {
 typedef enum FlagId {
   FLAG_DEFINE, FLAG_INPUT, FLAG_RANDOM, FLAG_PROCS, FLAG_MACHINE, FLAG_G, FLAG_L, FLAG_S, FLAG_MODEL,
   FLAG_SYMBOLIC, FLAG_PLAN, FLAG_VARY, FLAG_MEASURE, FLAG_REPEAT, FLAG_ROUNDS, FLAG_BACKEND, FLAG_PROFILE,
-  FLAG_TRACE, FLAG_STEPS, FLAG_STRICT, FLAG_QUICK, FLAG_LONG, FLAG_REFIT, FLAG_LEVELS, FLAG_JSON, FLAG_CSV, FLAG_PLOT,
+  FLAG_TRACE, FLAG_STEPS, FLAG_STRICT, FLAG_QUICK, FLAG_LONG, FLAG_REFIT, FLAG_LEVELS, FLAG_NODES, FLAG_JSON, FLAG_CSV, FLAG_PLOT,
   FLAG_OUTPUT, FLAG_BYTES, FLAG_ELEMENTS, FLAG_HELP
 } FlagId;
 enum { FLAG_COUNT = FLAG_HELP + 1 };

@@ -82,8 +82,12 @@ const CliFlag cli_flags[] = {
     {FLAG_REPEAT, "--repeat", NULL, "K", false, CMD_RUN | MEASURE_CMDS, "timed runs (the median is reported)"},
     {FLAG_ROUNDS, "--rounds", NULL, "R", false, MEASURE_CMDS,
      "measure all the points R times, keep the fastest round"},
-    {FLAG_BACKEND, "--backend", NULL, "threads|mpi", false, CMD_RUN | MEASURE_CMDS | CMD_PROBE,
+    {FLAG_BACKEND, "--backend", NULL, "threads|mpi", false, MEASURE_CMDS | CMD_PROBE,
      "the BSPlib runtime's backend (default threads)"},
+    {FLAG_BACKEND, "--backend", NULL, "threads|mpi|hybrid", false, CMD_RUN,
+     "the BSPlib runtime's backend (default threads; hybrid: MPI ranks, each running threads)"},
+    {FLAG_NODES, "--nodes", NULL, "N", false, CMD_RUN,
+     "with --backend hybrid: N MPI ranks of P/N threads each, rounded up (default: the machine's top fan-out, or 1)"},
     {FLAG_PROFILE, "--profile", NULL, NULL, false, CMD_RUN,
      "each superstep's counts, source position, predicted and measured time"},
     {FLAG_TRACE, "--trace", NULL, "FILE.json", false, CMD_RUN,
@@ -209,7 +213,12 @@ static void apply(Options *opt, const CliFlag *f, const char *name, const char *
   case FLAG_MEASURE: opt->measure = true; break;
   case FLAG_REPEAT: opt->repeat = (int)parse_integer(name, v, 1, 1000000); break;
   case FLAG_ROUNDS: opt->rounds = (int)parse_integer(name, v, 1, 1000); break;
-  case FLAG_BACKEND: opt->backend = one_of(name, v, "threads", "mpi"); break;
+  case FLAG_BACKEND:
+    if (cmd->id == CMD_RUN && strcmp(v, "threads") && strcmp(v, "mpi") && strcmp(v, "hybrid"))
+      fatal("%s must be 'threads', 'mpi' or 'hybrid', got '%s'", name, v);
+    opt->backend = cmd->id == CMD_RUN ? v : one_of(name, v, "threads", "mpi");
+    break;
+  case FLAG_NODES: opt->nodes = (int)parse_integer(name, v, 1, 1 << 20); break;
   case FLAG_PROFILE: opt->profile = true; break;
   case FLAG_TRACE: opt->trace = v; break;
   case FLAG_STEPS: opt->steps = (int)parse_integer(name, v, 1, 100000); break;

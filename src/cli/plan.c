@@ -26,7 +26,9 @@ Plan *cli_plan(Arena *a, Program *prog, const int64_t *params, const Options *op
   Options any_p = *opt;
   any_p.p = 0;
   Machine m = cli_planning_machine(a, &any_p);
-  m.tree = NULL;  // the threads and MPI backends run flat plans: a hierarchical machine's flat parameters
+  // The hybrid backend runs plans by levels; the others flat plans, at a
+  // hierarchical machine's flat parameters.
+  if (!opt->backend || strcmp(opt->backend, "hybrid") != 0) m.tree = NULL;
   m.p = p;
   return cost_plan(prog, params, &m, opt->plan, block_result);
 }

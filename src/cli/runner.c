@@ -254,12 +254,20 @@ enum { WARMUP_REPS = 2 };
 // Runs exe once with opt->repeat timed repetitions, after WARMUP_REPS
 // untimed ones when warmup is set.
 static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, bool warmup) {
+  bool hybrid = strcmp(opt->backend, "hybrid") == 0;
+  int nodes = opt->nodes ? opt->nodes : 1;
+  if (opt->nodes && !hybrid) fatal("--nodes is for --backend hybrid (MPI ranks, each running threads)");
+  if (hybrid && nodes > p) fatal("--nodes %d: more MPI ranks than the %d processes", nodes, p);
   if (strcmp(opt->backend, "threads") == 0 && p > BSP_THREADS_MAX_PROCS)
     fatal("-p %d: the threads backend runs at most %d processes (MPI: --backend mpi)", p, BSP_THREADS_MAX_PROCS);
+  if (hybrid && (p + nodes - 1) / nodes > BSP_THREADS_MAX_PROCS)
+    fatal("-p %d: the hybrid backend runs at most %d threads a rank (more --nodes, or --backend mpi)", p,
+          BSP_THREADS_MAX_PROCS);
   int nargs = 0;
-  char **argv = arena_calloc(a, (size_t)(2 * (opt->ndefines + opt->ninputs) + 12), sizeof *argv);
+  char **argv = arena_calloc(a, (size_t)(2 * (opt->ndefines + opt->ninputs) + 14), sizeof *argv);
   argv[nargs++] = cli_tool_path(a, "bsprun");
   argv[nargs++] = arena_printf(a, "--backend=%s", opt->backend);
+  if (hybrid) argv[nargs++] = "--nodes", argv[nargs++] = arena_printf(a, "%d", nodes);
   argv[nargs++] = "-n";
   argv[nargs++] = arena_printf(a, "%d", p);
   argv[nargs++] = (char *)exe;

@@ -47,6 +47,10 @@ void open_block(Cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 void close_block(Cg *g);
 // The barrier that ends a superstep (why: a comment).
 void emit_sync(Cg *g, const char *why);
+// The sync of the groups of a round of the plan's levels (round: a C expression).
+void emit_group_sync(Cg *g, const char *round, const char *why);
+// Does the plan run a region by levels (and the program carry its lead table)?
+bool cg_uses_levels(const Plan *pl);
 void else_block(Cg *g);
 void flush_ops(Cg *g);
 char *fmt(Cg *g, const char *f, ...) __attribute__((format(printf, 2, 3)));

@@ -9,10 +9,23 @@
 enum { FIELD_EXCHANGE = 1024 };  // + stage: a region's own messages (one exchange per superstep)
 
 const char *exchange_name(Exchange x) {
-  static const char *const names[] = {"XCH_SCATTER", "XCH_BCAST",    "XCH_GATHER",    "XCH_ALLGATHER",
-                                      "XCH_INITS",   "XCH_TAILS",    "XCH_PARTIALS",  "XCH_ALLREDUCE",
-                                      "XCH_TREE",    "XCH_TOTALS",   "XCH_BUTTERFLY"};
+  static const char *const names[] = {"XCH_SCATTER",        "XCH_BCAST",         "XCH_GATHER",
+                                      "XCH_ALLGATHER",      "XCH_INITS",         "XCH_TAILS",
+                                      "XCH_PARTIALS",       "XCH_ALLREDUCE",     "XCH_TREE",
+                                      "XCH_TOTALS",         "XCH_BUTTERFLY",     "XCH_LEVEL_SCATTER",
+                                      "XCH_LEVEL_BCAST",    "XCH_LEVEL_GATHER",  "XCH_LEVEL_PARTIALS",
+                                      "XCH_LEVEL_TOTALS"};
   return names[x];
+}
+
+static bool exchange_by_levels(Exchange x) { return x >= XCH_LEVEL_SCATTER && x < XCH_COUNT; }
+
+// Does `from` send `to` a message by pattern x in round `round` (a level
+// pattern: up, or down when `down`)? A C expression.
+static const char *sends_expr(Cg *g, Exchange x, bool down, const char *from, const char *to, const char *round) {
+  if (!exchange_by_levels(x)) return fmt(g, "range_sends(%s, n, P, %s, %s, %s)", exchange_name(x), from, to, round);
+  return fmt(g, "range_level_sends(%s, %s, rt_lead, n, P, %s, %s, %s)", exchange_name(x), down ? "true" : "false",
+             from, to, round);
 }
 
 // What the steps emitted so far left for the next ones.
@@ -65,7 +78,8 @@ static Gen *pass_generators(Cg *g, Emit *m, const Step *s, int last) {
 static void store_for_gather(Cg *g, Emit *m, Gen *cur, Exchange x) {
   const char *n = gen_len(g, cur);
   const char *dest = x == XCH_ALLGATHER ? fmt(g, "%s.at + %s", m->res, m->lo)
-                                        : fmt(g, "pid == 0 ? %s.at : rt_array(%s, sizeof *%s.at)", m->res, n, m->res);
+                     : x == XCH_LEVEL_GATHER ? fmt(g, "%s.at", m->res)  // a lead's group starts at its own block
+                                             : fmt(g, "pid == 0 ? %s.at : rt_array(%s, sizeof *%s.at)", m->res, n, m->res);
   m->stored = define_temp(g, m->r->root->ty, fmt(g, "{%s, %s}", n, dest));
   gen_store(g, cur, fmt(g, "%s.at", m->stored));
   m->placed = true;
@@ -111,9 +125,9 @@ static void emit_pass(Cg *g, Emit *m, const Step *s, const Step *next) {
 //
 
 // Sends value (of stage's element type) wherever pattern x says.
-static void send_value(Cg *g, Ir *stage, Exchange x, const char *round, const char *value) {
+static void send_value(Cg *g, Ir *stage, Exchange x, bool down, const char *round, const char *value) {
   open_block(g, "for (int q = 0; q < P; q++)");
-  emit(g, "if (range_sends(%s, n, P, pid, q, %s)) sf_%s(q, rt_head(0, %d, pid), %s);", exchange_name(x), round,
+  emit(g, "if (%s) sf_%s(q, rt_head(0, %d, pid), %s);", sends_expr(g, x, down, "pid", "q", round),
        mangle(g, elem_type(stage)), field_of(stage), value);
   close_block(g);
 }
@@ -124,7 +138,7 @@ static void combine_received(Cg *g, Ir *stage, Exchange x, const char *round, co
                              const char *got) {
   Type *t = elem_type(stage);
   open_block(g, "for (int q = %s; q++)", range);
-  emit(g, "if (!range_sends(%s, n, P, q, pid, %s)) continue;", exchange_name(x), round);
+  emit(g, "if (!%s) continue;", sends_expr(g, x, false, "q", "pid", round));
   const char *y = define_temp(g, t, fmt(g, "rf_%s(rt_find(%d, q))", mangle(g, t), field_of(stage)));
   open_block(g, "if (!%s)", got);
   emit(g, "%s = %s;", acc, y);
@@ -140,22 +154,93 @@ static void combine_received(Cg *g, Ir *stage, Exchange x, const char *round, co
 static void tree_rounds(Cg *g, Emit *m, Ir *stage) {
   open_block(g, "for (int round = 0; round < range_tree_rounds(P); round++)");
   open_block(g, "if (%s)", m->has);
-  send_value(g, stage, XCH_TREE, "round", m->partial);
+  send_value(g, stage, XCH_TREE, false, "round", m->partial);
   close_block(g);
   emit_sync(g, "a round of the tree");
   combine_received(g, stage, XCH_TREE, "round", "0; q < P", m->partial, m->has);
   close_block(g);
 }
 
+// Values up the levels (ranges.h, XCH_LEVEL_PARTIALS and _TOTALS): in
+// each round every child holding a value sends it to its lead, which
+// combines what it receives after its own, in process order. For a
+// prefix's totals (kept set), no combining at the top round, and every
+// round's values kept: kept[r * P + q] is the value of q's group before
+// round r, has_kept whether there is one.
+static void level_rounds_up(Cg *g, Ir *stage, Exchange x, const char *value, const char *has, const char *kept,
+                            const char *has_kept) {
+  open_block(g, "for (int round = 0; round < RT_ROUNDS; round++)");
+  if (kept) emit(g, "%s[round * P + pid] = %s, %s[round * P + pid] = %s;", kept, value, has_kept, has);
+  open_block(g, "if (%s)", has);
+  send_value(g, stage, x, false, "round", value);
+  close_block(g);
+  emit_group_sync(g, "round", kept ? "block totals up the levels" : "partial results up the levels");
+  if (kept) {
+    open_block(g, "for (int q = pid + 1; q < P; q++)");
+    emit(g, "if (!%s) continue;", sends_expr(g, x, false, "q", "pid", "round"));
+    emit(g, "%s[round * P + q] = rf_%s(rt_find(%d, q)), %s[round * P + q] = true;", kept, mangle(g, elem_type(stage)),
+         field_of(stage), has_kept);
+    close_block(g);
+  }
+  open_block(g, "if (range_level_lead(rt_lead, P, round, pid) == pid%s)", kept ? " && round + 1 < RT_ROUNDS" : "");
+  combine_received(g, stage, x, "round", "pid + 1; q < P", value, has);
+  close_block(g);
+  close_block(g);
+}
+
+// A prefix's totals by levels: up as a fold's partials, each group's total
+// kept round by round; then down from the top round, each lead sends each
+// child with elements the total of the elements before the child's group
+// (its own offset combined with the totals of the groups before), which
+// becomes the child's offset.
+static void level_prefix(Cg *g, Emit *m, Ir *stage) {
+  Type *t = elem_type(stage);
+  const char *et = mangle(g, t), *total = temp(g), *has = temp(g), *kept = temp(g), *has_kept = temp(g);
+  define(g, t, total, "{0}");
+  emit(g, "bool %s = %s < %s;", has, m->lo, m->hi);
+  emit(g, "if (%s) %s = %s;", has, total, m->total[stage->stage]);
+  emit(g, "t_%s *%s = rt_array(RT_ROUNDS * P, sizeof *%s);", et, kept, kept);
+  emit(g, "bool *%s = rt_array(RT_ROUNDS * P, sizeof *%s);", has_kept, has_kept);
+  emit(g, "memset(%s, 0, (size_t)(RT_ROUNDS * P) * sizeof *%s);", has_kept, has_kept);
+  level_rounds_up(g, stage, XCH_LEVEL_TOTALS, total, has, kept, has_kept);
+  const char *off = define_temp(g, t, "{0}"), *when = temp(g), *acc = temp(g), *acc_has = temp(g);
+  emit(g, "bool %s = false;", when);
+  open_block(g, "for (int round = RT_ROUNDS - 1; round >= 0; round--)");
+  open_block(g, "if (range_level_lead(rt_lead, P, round, pid) == pid)");
+  define(g, t, acc, off);
+  emit(g, "bool %s = %s;", acc_has, when);
+  emit(g, "int end = range_level_end(rt_lead, P, round, pid);");
+  open_block(g, "for (int prev = pid, c = range_level_end(rt_lead, P, round - 1, pid); c < end; prev = c, c = range_level_end(rt_lead, P, round - 1, c))");
+  const char *y = fmt(g, "%s[round * P + prev]", kept);
+  open_block(g, "if (%s[round * P + prev] && %s)", has_kept, acc_has);
+  emit(g, "%s = %s;", acc, apply_body(g, stage, acc, y));
+  else_block(g);
+  emit(g, "if (%s[round * P + prev]) %s = %s, %s = true;", has_kept, acc, y, acc_has);
+  close_block(g);
+  emit(g, "if (%s && %s) sf_%s(c, rt_head(0, %d, pid), %s);", acc_has,
+       sends_expr(g, XCH_LEVEL_TOTALS, true, "pid", "c", "round"), et, field_of(stage), acc);
+  close_block(g);
+  close_block(g);
+  emit_group_sync(g, "round", "block totals down the levels");
+  open_block(g, "if (range_level_child(rt_lead, P, round, pid))");
+  emit(g, "const rt_msg *got = rt_find(%d, range_level_lead(rt_lead, P, round, pid));", field_of(stage));
+  emit(g, "if (got) %s = rf_%s(got), %s = true;", off, et, when);
+  close_block(g);
+  close_block(g);
+  m->offset[stage->stage] = off, m->when[stage->stage] = when;
+}
+
 static void emit_exchange(Cg *g, Emit *m, const Step *s) {
   Ir *stage = m->r->stages[s->to];
   emit(g, "/* exchange: %s at %s */", stage_name(stage->kind), where(g, stage->pos));
   switch (s->xch) {
-  case XCH_TOTALS: send_value(g, stage, s->xch, "0", m->total[s->to]); break;
+  case XCH_TOTALS: send_value(g, stage, s->xch, false, "0", m->total[s->to]); break;
   case XCH_TREE: tree_rounds(g, m, stage); return;
+  case XCH_LEVEL_PARTIALS: level_rounds_up(g, stage, s->xch, m->partial, m->has, NULL, NULL); return;
+  case XCH_LEVEL_TOTALS: level_prefix(g, m, stage); return;
   default:  // the partials of a fold
     open_block(g, "if (%s)", m->has);
-    send_value(g, stage, s->xch, "0", m->partial);
+    send_value(g, stage, s->xch, false, "0", m->partial);
     close_block(g);
     break;
   }
@@ -164,7 +249,7 @@ static void emit_exchange(Cg *g, Emit *m, const Step *s) {
 
 static void emit_combine(Cg *g, Emit *m, const Step *s) {
   Ir *stage = m->r->stages[s->to];
-  switch (s->xch) {
+  switch (s->xch) {  // (by levels: combined in their rounds)
   case XCH_TOTALS: {
     const char *off = define_temp(g, elem_type(stage), "{0}"), *when = temp(g);
     emit(g, "bool %s = false;", when);
@@ -191,7 +276,7 @@ static void emit_combine(Cg *g, Emit *m, const Step *s) {
     m->partial = res;
     return;
   }
-  default: return;  // the tree combines in its rounds
+  default: return;  // the tree and the levels combine in their rounds
   }
 }
 
@@ -241,8 +326,41 @@ static void emit_segments(Cg *g, Emit *m, const Step *s) {
   m->stored = res;
 }
 
+// The result's blocks up the levels to process 0 (ranges.h,
+// XCH_LEVEL_GATHER): a lead holds its group's elements in m->res (process
+// 0: the whole result; another lead: from its own block on); in each
+// round every child sends its lead what it holds.
+static void level_gather(Cg *g, Emit *m) {
+  const char *vt = mangle(g, m->r->root->ty);
+  int field = field_of(m->r->root);
+  emit(g, "/* gather, up the levels */");
+  if (!m->placed)
+    emit(g, "if (%s.len > 0) memcpy(%s.at, %s.at, (size_t)%s.len * sizeof *%s.at);", m->stored, m->res, m->stored,
+         m->stored, m->res);
+  open_block(g, "for (int round = 0; round < RT_ROUNDS; round++)");
+  open_block(g, "for (int q = 0; q < P; q++)");
+  emit(g, "int64_t from, to;");
+  emit(g, "range_level_exchange(XCH_LEVEL_GATHER, false, rt_lead, n, P, pid, q, round, &from, &to);");
+  emit(g, "if (from < to) sb_%s(q, rt_head(0, %d, pid), n, (t_%s){to - from, %s.at + (from - %s)});", vt, field, vt,
+       m->res, m->lo);
+  close_block(g);
+  emit_group_sync(g, "round", "the gather up the levels");
+  open_block(g, "for (int q = 0; q < P; q++)");
+  emit(g, "int64_t from, to;");
+  emit(g, "range_level_exchange(XCH_LEVEL_GATHER, false, rt_lead, n, P, q, pid, round, &from, &to);");
+  emit(g, "if (from < to) ub_%s(rt_find(%d, q), to - from, %s.at + (from - %s));", vt, field, m->res, m->lo);
+  close_block(g);
+  close_block(g);
+  if (m->scratch) emit(g, "rt_release(%s); /* the stages' arrays are dead */", m->scratch);
+  m->stored = m->res;
+}
+
 // The result's blocks to process 0, or to every process.
 static void emit_gather(Cg *g, Emit *m, const Step *s) {
+  if (s->xch == XCH_LEVEL_GATHER) {
+    level_gather(g, m);
+    return;
+  }
   const char *vt = mangle(g, m->r->root->ty);
   int field = field_of(m->r->root);
   emit(g, "/* gather */");
@@ -269,14 +387,17 @@ static void emit_gather(Cg *g, Emit *m, const Step *s) {
 // f's left operand, the upper one as g's right operand (ranges.h,
 // XCH_BUTTERFLY). A received block of word scalars is read where the
 // message holds it; any other is copied out (its vectors would die with it).
-static void butterfly_rounds(Cg *g, Ir *stage, const char *blk) {
+static void butterfly_rounds(Cg *g, Ir *stage, const char *blk, bool levels) {
   const char *vt = mangle(g, stage->ty), *part = temp(g), *k = temp(g);
   Type *t = stage->ty->a;
   int field = field_of(stage);
   open_block(g, "for (int round = 0; (1 << round) < P; round++)");
   emit(g, "int q = pid ^ (1 << round);");
   emit(g, "sb_%s(q, rt_head(0, %d, pid), n, %s);", vt, field, blk);
-  emit_sync(g, "a round of dh");
+  if (levels)  // partners exchange within the smallest groups that hold both
+    emit_group_sync(g, "range_level_meet(rt_lead, P, RT_ROUNDS, round)", "a round of dh, within the groups");
+  else
+    emit_sync(g, "a round of dh");
   const char *got = fmt(g, "rt_find(%d, q)", field);
   if (ir_word_flat(t)) {
     emit(g, "%s %s = vb_%s(%s, %s.len);", ctype(g, stage->ty), part, vt, got, blk);
@@ -313,7 +434,7 @@ static void emit_butterfly(Cg *g, Emit *m, const Step *s) {
   const char *blk = cg_copy(g, stage->ty, m->stored);
   open_block(g, "if (range_butterfly(n, P))");
   cg_dh_stages(g, stage, blk);
-  butterfly_rounds(g, stage, blk);
+  butterfly_rounds(g, stage, blk, g->pl->region[m->r->id - 1].levels);
   else_block(g);
   int field = field_of(stage);
   CgVal block = {blk, "n"};
@@ -398,7 +519,13 @@ static void region_function(Cg *g, Region *r, const RegionSteps *st, bool alone)
     m.lo = define_temp(g, lower_type(g->ir, T_INT, NULL, NULL), "range_lo(n, P, pid)");
     m.hi = define_temp(g, lower_type(g->ir, T_INT, NULL, NULL), "range_lo(n, P, pid + 1)");
     emit(g, "(void)%s, (void)%s;", m.lo, m.hi);
-    if (root->kind != IR_FOLD && c->out != LAY_BLOCK) {
+    if (root->kind != IR_FOLD && c->out != LAY_BLOCK && c->levels) {
+      // a lead's group's elements, from its own block to the end of its largest group
+      emit(g, "int lead_of = -1; /* the last round this process leads its group at */");
+      emit(g, "while (lead_of + 1 < RT_ROUNDS && range_level_lead(rt_lead, P, lead_of + 1, pid) == pid) lead_of++;");
+      const char *span = fmt(g, "range_lo(n, P, range_level_end(rt_lead, P, lead_of, pid)) - %s", m.lo);
+      m.res = define_temp(g, root->ty, fmt(g, "{n, rt_array(%s, sizeof(t_%s))}", span, mangle(g, root->ty->a)));
+    } else if (root->kind != IR_FOLD && c->out != LAY_BLOCK) {
       const char *array = fmt(g, "rt_array(n, sizeof(t_%s))", mangle(g, root->ty->a));
       m.res = define_temp(g, root->ty, fmt(g, "{n, %s}", c->out == LAY_ALL ? array : fmt(g, "pid == 0 ? %s : NULL", array)));
     }

@@ -191,6 +191,61 @@ static void region_checks(Cg *g, Region *r, CgVal *b, const char *n) {
   close_block(g);
 }
 
+// A region's operands down the levels (ranges.h, XCH_LEVEL_SCATTER and
+// _BCAST), after its flat ones: from the top round to round 0, each lead
+// sends each child its group's elements, or the whole value, from what it
+// holds; one sync of the round's groups for all of them.
+static void level_fetch(Cg *g, const FetchItem *it, CgVal *got, int n) {
+  const char **held_lo = arena_calloc(g->arena, (size_t)n + 1, sizeof *held_lo);
+  for (int i = 0; i < n; i++) {
+    if (it[i].xch != XCH_LEVEL_SCATTER && it[i].xch != XCH_LEVEL_BCAST) continue;
+    got[i].v = define_temp(g, it[i].ty, fmt(g, "pid == 0 ? %s : (%s){0}", got[i].v, ctype(g, it[i].ty)));
+    if (it[i].xch == XCH_LEVEL_SCATTER) {
+      got[i].n = define_temp(g, int_type(g), fmt(g, "pid == 0 ? %s.len : 0", got[i].v));
+      held_lo[i] = define_temp(g, int_type(g), "0");  // the index of the first element held
+    }
+  }
+  open_block(g, "for (int round = RT_ROUNDS - 1; round >= 0; round--)");
+  for (int i = 0; i < n; i++) {
+    if (!held_lo[i] && it[i].xch != XCH_LEVEL_BCAST) continue;
+    const char *m = mangle(g, it[i].ty), *len = held_lo[i] ? got[i].n : fmt(g, "%s", it[i].ty->kind == T_VEC ? fmt(g, "%s.len", got[i].v) : "1");
+    open_block(g, "for (int q = 0; q < P; q++)");
+    emit(g, "if (!range_level_sends(%s, true, rt_lead, %s, P, pid, q, round)) continue;", exchange_name(it[i].xch), len);
+    if (held_lo[i]) {
+      emit(g, "int64_t from, to;");
+      emit(g, "range_level_exchange(XCH_LEVEL_SCATTER, true, rt_lead, %s, P, pid, q, round, &from, &to);", len);
+      emit(g, "sb_%s(q, rt_head(0, %d, pid), %s, (%s){to - from, %s.at + (from - %s)});", m, i, len, ctype(g, it[i].ty),
+           got[i].v, held_lo[i]);
+    } else {
+      emit(g, "sf_%s(q, rt_head(0, %d, pid), %s);", m, i, got[i].v);
+    }
+    close_block(g);
+  }
+  emit_group_sync(g, "round", "the fetch, down the levels");
+  open_block(g, "if (range_level_child(rt_lead, P, round, pid))");
+  emit(g, "int from = range_level_lead(rt_lead, P, round, pid);");
+  for (int i = 0; i < n; i++) {
+    if (held_lo[i]) {
+      const char *msg = temp(g);
+      emit(g, "const rt_msg *%s = rt_find(%d, from);", msg, i);
+      emit(g, "%s = %s->tag.n;", got[i].n, msg);
+      emit(g, "%s = range_lo(%s, P, pid);", held_lo[i], got[i].n);
+      emit(g, "int64_t len%s = range_lo(%s, P, range_level_end(rt_lead, P, round - 1, pid)) - %s;", msg, got[i].n,
+           held_lo[i]);
+      emit(g, "%s.len = len%s, %s.at = rt_array(len%s, sizeof *%s.at);", got[i].v, msg, got[i].v, msg, got[i].v);
+      emit(g, "ub_%s(%s, len%s, %s.at);", mangle(g, it[i].ty), msg, msg, got[i].v);
+    } else if (it[i].xch == XCH_LEVEL_BCAST) {
+      emit(g, "{ const rt_msg *msg = rt_find(%d, from); if (msg) %s = rf_%s(msg); }", i, got[i].v, mangle(g, it[i].ty));
+    }
+  }
+  close_block(g);
+  close_block(g);
+  for (int i = 0; i < n; i++)  // the block of this process, at the start of what it holds
+    if (held_lo[i])
+      got[i].v = define_temp(g, it[i].ty, fmt(g, "{range_lo(%s, P, pid + 1) - range_lo(%s, P, pid), %s.at}", got[i].n,
+                                                  got[i].n, got[i].v));
+}
+
 static CgVal cg_region(Cg *g, Ir *e) {
   Region *r = e->region;
   const RegionChoice *c = &g->pl->region[r->id - 1];
@@ -203,15 +258,20 @@ static CgVal cg_region(Cg *g, Ir *e) {
   FetchItem it[plan_fetch_max(r)];
   int n = plan_fetch_items(g->pl, r, it);
   CgVal *got = arena_calloc(g->arena, (size_t)n + 1, sizeof *got);
-  bool sends = false;
+  bool sends = false, levels = false;
+  // By levels, a process that faults cannot wait for a sync of all (rt_fail).
+  if (c->levels) emit(g, "rt_fail_at_once = true;");
   for (int i = 0; i < n; i++) {
     got[i] = fetch_value(g, r, &it[i], operand, arg);
-    if (it[i].xch != XCH_COUNT) conversion_send(g, got[i], it[i].ty, it[i].xch, i), sends = true;
+    bool by_levels = it[i].xch == XCH_LEVEL_SCATTER || it[i].xch == XCH_LEVEL_BCAST;
+    levels |= by_levels;
+    if (it[i].xch != XCH_COUNT && !by_levels) conversion_send(g, got[i], it[i].ty, it[i].xch, i), sends = true;
   }
   flush_ops(g);
   if (sends) emit(g, "if (P > 1) rt_sync(); /* the fetch */");
   for (int i = 0; i < n; i++)
     got[i] = conversion_receive(g, got[i], it[i].ty, it[i].from, it[i].to, it[i].xch, i, plan_fetch_in_place(g->pl, r, &it[i]));
+  if (levels) level_fetch(g, it, got, n);
   CgVal *b = &got[n - (r->first->kind == IR_PAIR_MAP ? 2 : 1)];
   const char *len = b[0].n ? b[0].n : fmt(g, "%s.len", b[0].v);
   region_checks(g, r, b, len);
@@ -232,6 +292,7 @@ static CgVal cg_region(Cg *g, Ir *e) {
   } else {
     v.v = define_temp(g, e->ty, fmt(g, "P == 1 ? r%d_alone(%s) : r%d_par(%s, %s)", r->id, call_args, r->id, call_args, len));
   }
+  if (c->levels) emit(g, "rt_fail_at_once = false;");
   free(cap.text);
   return v;
 }
@@ -499,6 +560,9 @@ void cg_program(Cg *g, Buf *out) {
              block ? "int64_t *n" : "void");
   emit(g, "int pid = bsp_pid(), P = bsp_nprocs();");
   emit(g, "(void)pid, (void)P;");
+  if (cg_uses_levels(g->pl))
+    emit(g, "if (P != RT_LEVELS_P) bsp_abort(\"vecbsp: error: the plan follows the levels of a machine of %%d workers: "
+            "run it on %%d processes, not %%d\\n\", RT_LEVELS_P, RT_LEVELS_P, P);");
   CgVal r = cg_deliver(g, ir->main);
   flush_ops(g);
   if (block) emit(g, "*n = %s;", r.n);

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# run-vs-eval.sh VECBSP BACKEND "P..." [--examples] [--builtins] [--cases] [--random]:
+# run-vs-eval.sh VECBSP BACKEND "P..." [--examples] [--builtins] [--cases] [--random] [--each]:
 # vecbsp run prints exactly what vecbsp eval prints, at every P, under every
-# plan in $PLANS (--plan; default: best).
+# plan in $PLANS (--plan; default: best), on $NODES MPI ranks if set (hybrid).
 #   --builtins  every examples/builtins/*.vec with its own arguments, but for
 #               those named in $SKIP_BUILTINS (basenames)
 #   --cases     every tests/cases/*.vec that expects a value, likewise
 #   --examples  examples/*.vec at sizes not divisible by P, P > n, and two
 #               large enough to fill more than the arena's first chunk
 #   --random    random inputs of several sizes for every example
+#   --each      every examples/*.vec once, at a small size of its own (only
+#               those named in $ONLY, basenames, if set)
 set -u
 # A message read after the barrier that ends its life must show: the
 # runtime overwrites each superstep's messages as the next sync begins.
@@ -21,7 +23,7 @@ check() {  # check FILE ARGS...
   want=$("$vecbsp" eval "$@" 2>&1)
   for plan in ${PLANS:-best}; do
     for p in $procs; do
-      got=$("$vecbsp" run --backend "$backend" --plan "$plan" -p "$p" "$@" 2>&1)
+      got=$("$vecbsp" run --backend "$backend" ${NODES:+--nodes "$NODES"} --plan "$plan" -p "$p" "$@" 2>&1)
       if [ "$got" != "$want" ]; then
         echo "FAIL --plan $plan p=$p $*"; echo "  eval: ${want:0:300}"; echo "  run:  ${got:0:300}"; failed=1
       fi
@@ -47,6 +49,19 @@ for what in "$@"; do
       # Inputs past the arena's first chunk (1 MB), into chunks on huge pages.
       check "$root/examples/mss5.vec" -D n=300000 --random 7
       check "$root/examples/matvec1.vec" -D m=40000 -D n=9 --random 7 ;;
+    --each)
+      for f in "$root"/examples/*.vec; do
+        [ -n "${ONLY:-}" ] && case " $ONLY " in *" $(basename "$f" .vec) "*) ;; *) continue ;; esac
+        case $(basename "$f" .vec) in
+          mss*) check "$f" -D n=10 --random 3 ;;
+          matvec1) check "$f" -D m=10 -D n=5 --random 3 ;;
+          matvec2) check "$f" -D m=4 -D n=10 --random 3 ;;
+          matmul) check "$f" -D m=7 -D n=5 -D k=3 --random 4 ;;
+          mergesort) check "$f" -D n=13 --random 5 ;;
+          jacobi) check "$f" -D n=5 -D k=3 --random 6 ;;
+          *) echo "FAIL $f: no size for it in run-vs-eval.sh --each"; failed=1 ;;
+        esac
+      done ;;
     --random)
       for seed in 11 12; do
         for n in 2 5 13 31; do

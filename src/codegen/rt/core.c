@@ -316,10 +316,9 @@ static inline void rt_gather_faults(void) {
   for (;;) pause();
 }
 
-/* bsp_sync, then the new messages into rt_box; a fault of any process in
+/* After a sync: the new messages into rt_box; a fault of any process in
  * the superstep ends the program here. */
-static inline void rt_sync(void) {
-  bsp_sync();
+static inline void rt_collect(void) {
   int n;
   bsp_size_t bytes;
   bsp_qsize(&n, &bytes);
@@ -341,8 +340,18 @@ static inline void rt_sync(void) {
   rt_gathering = true;
 }
 
+static inline void rt_sync(void) {
+  bsp_sync();
+  rt_collect();
+}
+
+/* Set around a plan's rounds by levels, whose syncs may be of groups
+ * alone (bsp_group.h): a fault there cannot wait for a sync of all, and
+ * its process reports it at once. */
+static _Thread_local bool rt_fail_at_once;
+
 static inline _Noreturn void rt_fail(char *text) {
-  if (!rt_gathering) rt_abort_with(text);
+  if (!rt_gathering || rt_fail_at_once) rt_abort_with(text);
   int64_t nbytes = (int64_t)strlen(text) + 1;
   if (nbytes > INT32_MAX) text[(nbytes = INT32_MAX) - 1] = '\0';
   for (int q = 0; q < bsp_nprocs(); q++) {

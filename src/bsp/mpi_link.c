@@ -1,0 +1,140 @@
+/* mpi_link.c: the MPI plumbing the mpi and hybrid backends share: starting and ending MPI, and transfers of any size. */
+#include <limits.h>
+#include <stdlib.h>
+
+#include "mpi_link.h"
+
+int bsp_mpi_world;
+bool bsp_mpi_own;
+static int mpi_argc;
+static char **mpi_argv;
+static bool mpi_halting; /* bsp_fail is ending every process */
+
+void bsp_backend_halt(void)
+{
+    mpi_halting = true;
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (up && !down)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+/* As BSPlib has it (and BSPonMPI does): process 0 goes on with main, whose
+ * sequential part may read stdin, which only it has; the others start in
+ * the SPMD function at once, and their bsp_begin takes its argument from
+ * process 0's. */
+void bsp_mpi_init(void (*spmd)(void), int argc, char **argv, int level)
+{
+    mpi_argc = argc;
+    mpi_argv = argv;
+    bsp_mpi_start("bsp_init", level);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0 || !spmd)
+        return;
+    spmd();
+    if (bsp_self)
+        bsp_fail(bsp_self, "the SPMD function returned without calling bsp_end");
+    exit(0);
+}
+
+/* Open MPI's shared-memory transport sends messages above 4 KB by a
+ * rendezvous and a single copy between address spaces: at p = 2 a 7 KB
+ * message then costs about 2 us more than one of 4 KB. Up to its fragment
+ * size (32 KB) an eager send is cheaper; larger messages keep the single
+ * copy. A value the user set (environment or mpirun --mca) wins. */
+static void tune_open_mpi(void)
+{
+    setenv("OMPI_MCA_btl_vader_eager_limit", "32768", 0);
+}
+
+/* At exit: inside an SPMD section the program ended before bsp_end, an
+ * error (else the other processes would wait forever, or mpirun would print
+ * its own banner about exiting improperly); outside one, MPI is finalized
+ * if we started it (a program that only asked bsp_nprocs). */
+static void mpi_at_exit(void)
+{
+    int down;
+    MPI_Finalized(&down);
+    if (down || mpi_halting)
+        return;
+    if (bsp_self)
+        bsp_fail(NULL, "the program ended (exit, or a return from main) before bsp_end");
+    if (bsp_mpi_own)
+        MPI_Finalize();
+}
+
+void bsp_mpi_start(const char *call, int level)
+{
+    int up, down;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (down)
+        bsp_fail(NULL, "%s after bsp_end: with MPI a program has one SPMD section "
+                 "(MPI has finalized)", call);
+    if (!up) {
+        tune_open_mpi();
+        int provided;
+        if (mpi_argv)
+            MPI_Init_thread(&mpi_argc, &mpi_argv, level, &provided);
+        else
+            MPI_Init_thread(NULL, NULL, level, &provided);
+        bsp_mpi_own = true;
+        atexit(mpi_at_exit);
+        if (provided < level)
+            bsp_fail(NULL, "%s: this MPI does not support the threads the backend needs "
+                     "(MPI_THREAD_FUNNELED)", call);
+    }
+    MPI_Comm_size(MPI_COMM_WORLD, &bsp_mpi_world);
+}
+
+size_t bsp_mpi_max_message(void)
+{
+    const char *s = getenv("BSP_MPI_MAX_MESSAGE");
+    if (!s || !*s)
+        return INT_MAX;
+    char *end;
+    long n = strtol(s, &end, 10);
+    if (*end || n < 1 || n > INT_MAX)
+        bsp_fail(NULL, "BSP_MPI_MAX_MESSAGE=%s: expected a number of bytes from 1 to %d", s, INT_MAX);
+    return (size_t)n;
+}
+
+/* MPI counts are ints: a transfer past max_message bytes goes in pieces,
+ * which arrive in order (MPI does not overtake between one pair with one
+ * tag), so a stream of any size, or an hpput of INT_MAX bytes, fits. */
+void bsp_mpi_post(struct bsp_mpi_link *link, bool send, char *data, uint64_t nbytes, int peer, int tag)
+{
+    for (uint64_t done = 0; done < nbytes;) {
+        uint64_t left = nbytes - done;
+        int n = (int)(left < link->max_message ? left : link->max_message);
+        MPI_Request *r = bsp_buf_append(&link->requests, sizeof *r);
+        if (send)
+            MPI_Isend(data + done, n, MPI_BYTE, peer, tag, link->comm, r);
+        else
+            MPI_Irecv(data + done, n, MPI_BYTE, peer, tag, link->comm, r);
+        done += (uint64_t)n;
+    }
+}
+
+void bsp_mpi_post_recv(struct bsp_mpi_link *link, struct bsp_buf *b, uint64_t nbytes, int src, int tag)
+{
+    b->len = 0;
+    bsp_mpi_post(link, false, bsp_buf_append(b, (size_t)nbytes), nbytes, src, tag);
+}
+
+void bsp_mpi_post_send(struct bsp_mpi_link *link, const struct bsp_buf *b, int dst, int tag)
+{
+    bsp_mpi_post(link, true, b->data, b->len, dst, tag);
+}
+
+void bsp_mpi_wait_all(struct bsp_mpi_link *link)
+{
+    if (!link->requests.len)
+        return;
+    MPI_Waitall((int)(link->requests.len / sizeof(MPI_Request)),
+                (MPI_Request *)link->requests.data, MPI_STATUSES_IGNORE);
+    link->requests.len = 0;
+}
