@@ -14,15 +14,18 @@ const CostConstants machine_default_constants = {.binop = 1};
 static const Machine sunhpc3500 = {.name = "sunhpc3500", .p = 8, .g = 1.6, .l = 67150, .s = 13e6, .k = {.binop = 1}};
 
 // A shared-memory multicore as `vecbsp probe` measured one (the project's
-// 2-vCPU AMD EPYC, threads, p = 2): the planner's machine for run, compile
-// and plan when none is given. Probe yours for plans made for it. Its
-// cores are this machine's, as the processes that run here will have.
+// 2-vCPU AMD EPYC, threads, p = 2; memory streamed alone as a probe at
+// p = 1 measured it): the planner's machine for run, compile and plan when
+// none is given. Probe yours for plans made for it. Its cores are this
+// machine's, as the processes that run here will have.
 static const Machine local = {
     .name = "local", .p = 2, .probed_p = 2, .backend = "threads", .g = 1.62, .l = 544, .s = 4.18e9, .k = {.binop = 1},
     .cal = {.present = true, .cache_bytes = 33554432,
             .unit = {[CAL_OPS] = 6.57e-11, [CAL_DIVS] = 1.29e-9, [CAL_ELEMS] = 1.14e-10, [CAL_LOADS] = 2.23e-11,
-                     [CAL_STORES] = 5.96e-11, [CAL_LOADS_MEM] = 9.55e-11, [CAL_STORES_MEM] = 2.09e-10,
-                     [CAL_UNPACKED] = 1.3e-10, [CAL_UNPACKED_MEM] = 3.51e-10, [CAL_VECTORS] = 1.66e-9,
+                     [CAL_STORES] = 5.96e-11, [CAL_LOADS_MEM] = 6.63e-11, [CAL_STORES_MEM] = 1.07e-10,
+                     [CAL_LOADS_SHARED] = 9.55e-11, [CAL_STORES_SHARED] = 2.09e-10,
+                     [CAL_UNPACKED] = 1.3e-10, [CAL_UNPACKED_MEM] = 3.51e-10, [CAL_UNPACKED_SHARED] = 3.51e-10,
+                     [CAL_VECTORS] = 1.66e-9,
                      [CAL_MULS] = 1.04e-11, [CAL_LITERAL_DIVS] = 2.51e-10, [CAL_FLOAT_DIVS] = 1.29e-9, [CAL_LAT_FAST] = 2.36e-10,
                      [CAL_LAT_SELECT] = 7.07e-10, [CAL_LAT_MUL] = 7.06e-10, [CAL_LAT_DIV] = 2.74e-9,
                      [CAL_LAT_FLOAT] = 4.68e-10, [CAL_EXITS] = 9.22e-9, [CAL_WORDS] = 1.56e-10,

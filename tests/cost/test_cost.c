@@ -1013,6 +1013,15 @@ static void test_streaming(void) {
   cost_step_counts(&cal, 0, &st, 3, false, memory, count);
   CHECK(calibration_predict(unit, count) == 100 * 4 + 100 * 5, "all streaming: %g", calibration_predict(unit, count));
   CHECK(cost_step_shares(memory, &st, 1).streaming == 0, "one process streams alone");
+  // The built-in machines obey the twins too (a unit left out of one is 0).
+  const char *builtin[] = {"local", "sunhpc3500"};
+  for (int m = 0; m < 2; m++) {
+    Machine machine = machine_select(NULL, builtin[m]);
+    for (int t = 0; t < CAL_TERMS && machine.cal.present; t++)
+      CHECK(calibration_twin(t) < 0 || machine.cal.unit[t] >= machine.cal.unit[calibration_twin(t)],
+            "%s: %s %g below its twin %s %g", builtin[m], cal_term_names[t], machine.cal.unit[t],
+            cal_term_names[calibration_twin(t)], machine.cal.unit[calibration_twin(t)]);
+  }
   // In the cache, sharing changes nothing.
   cost_step_counts(&cal, 0, &st, 3, false, (MemoryShares){0}, count);
   CHECK(calibration_predict(unit, count) == 200, "in the cache: %g", calibration_predict(unit, count));
