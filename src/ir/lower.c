@@ -310,10 +310,11 @@ static Cv *builtin(Lowerer *L, Builtin bi, Cv **args, Pos site) {
   case B_MAP2: return code(L, pair_map(L, "map2", args[0], as_code(L, args[1], site), x, site));
   case B_SPLIT: return code(L, binary(L, IR_SPLIT, ty_vec(L, x->ty), as_code(L, args[0], site), x, site));
   case B_MERGE: return code(L, binary(L, IR_MERGE, x->ty, as_code(L, args[0], site), x, site));
-  case B_NEIGHBOURS: {
+  case B_NEIGHBOURS: {  // the ends bound to variables, which a parallel stage captures (plan.c)
     Type *e = x->ty->a;
-    Ir *n = binary(L, IR_NEIGHBOURS, ty_vec(L, lower_type(L->ir, T_PAIR, e, lower_type(L->ir, T_PAIR, e, e))),
-                   as_code(L, args[0], site), as_code(L, args[1], site), site);
+    Ir *l = bind_at(L, as_code(L, args[0], site), "left", L->scope->lets.len);
+    Ir *r = bind_at(L, as_code(L, args[1], site), "right", L->scope->lets.len);
+    Ir *n = binary(L, IR_NEIGHBOURS, ty_vec(L, lower_type(L->ir, T_PAIR, e, lower_type(L->ir, T_PAIR, e, e))), l, r, site);
     n->c = x;
     return code(L, n);
   }
