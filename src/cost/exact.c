@@ -1431,16 +1431,17 @@ static void run_butterfly(Ex *x, Run *u, const Step *s) {
 }
 
 // neighbours on the blocks, as region.c runs it: each process sends its
-// block's ends where XCH_NEIGHBOURS says and makes its triples before the
-// barrier, and puts the elements received at its block's ends after it.
+// block's ends where XCH_NEIGHBOURS says, evaluates the given ends and
+// makes its triples before the barrier, and puts the elements received at
+// its block's ends after it.
 // Alone: on the whole vector.
 static void run_neighbours(Ex *x, Run *u, const Step *s) {
   Ir *e = u->r->stages[s->to];
-  Shape *l = ev(x, e->a), *r = ev(x, e->b);
   u->placed = false;
   if (u->alone) {
     for (int k = 0; k < u->procs; k++) {
       on(x, k);
+      Shape *l = ev(x, e->a), *r = ev(x, e->b);  // the ends, evaluated by each process
       u->blk[k] = neighbours_of(x, e, l, r, u->blk[k]);
     }
     return;
@@ -1462,6 +1463,7 @@ static void run_neighbours(Ex *x, Run *u, const Step *s) {
   for (int k = 0; k < x->p; k++) {
     on(x, k);
     int64_t lo = range_lo(u->n, x->p, k), hi = range_lo(u->n, x->p, k + 1);
+    Shape *l = ev(x, e->a), *r = ev(x, e->b);
     u->blk[k] = neighbours_of(x, e, lo > 0 ? shape_elem(all, lo - 1) : l, hi < u->n ? shape_elem(all, hi) : r, u->blk[k]);
   }
   stage_barrier(x, e, "the ends exchanged");
