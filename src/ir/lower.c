@@ -325,7 +325,8 @@ static Cv *builtin(Lowerer *L, Builtin bi, Cv **args, Pos site) {
   case B_MERGE: return code(L, binary(L, IR_MERGE, x->ty, as_code(L, args[0], site), x, site));
   case B_NEIGHBOURS: {
     Type *e = x->ty->a;
-    Ir *l = neighbours_end(L, as_code(L, args[0], site), "left"), *r = neighbours_end(L, as_code(L, args[1], site), "right");
+    Ir *l = neighbours_end(L, as_code(L, args[0], site), "left");
+    Ir *r = neighbours_end(L, as_code(L, args[1], site), "right");
     Ir *n = binary(L, IR_NEIGHBOURS, ty_vec(L, lower_type(L->ir, T_PAIR, e, lower_type(L->ir, T_PAIR, e, e))), l, r, site);
     n->c = x;
     return code(L, n);

@@ -226,7 +226,8 @@ static bool along(Ir *e, IrVar *v) {
 static int loops_over(Ir *e, IrVar *v) {
   if (!e) return 0;
   int n = 0;
-  if (ir_is_skeleton(e->kind) && e->mode == MODE_LOCAL && !e->fused && e->kind != IR_NEIGHBOURS)  // (a copy loop)
+  // (neighbours' loop, over c, is left out as merge's, split's and reverse's are)
+  if (ir_is_skeleton(e->kind) && e->mode == MODE_LOCAL && !e->fused && e->kind != IR_NEIGHBOURS)
     n += along(e->kind == IR_C_PROD ? e->b : e->a, v) || (e->kind == IR_PAIR_MAP && along(e->b, v));
   Ir *kids[] = {e->a, e->b, e->c, e->kind == IR_LET ? e->body : NULL};
   for (int i = 0; i < 4; i++) n += loops_over(kids[i], v);
