@@ -208,13 +208,20 @@ plot '{csv}' using 1:2 with steps title 'n = 512 (thesis: 8)', '' using 1:3 with
 # Jacobi iteration (thesis 7.4.3), 32 x 32: the best implementation (all
 # phases and the test in parallel) still gains at p = 16; the second best
 # (the test on processor 0) is fastest at p = 8.
+def test_region(report):
+    """Jacobi's test: the region that ends in its fold."""
+    return next(i for i, g in enumerate(report["regions"]) if g["stages"].endswith("fold"))
+
+
 JACOBI = [("best plan (chosen)", lambda r: r["seconds"]),
-          ("the test on process 0", lambda r: alternative(r, 2, "sequential, on process 0"))]
+          ("the test on process 0", lambda r: alternative(r, test_region(r), "sequential, on process 0"))]
 table, chosen = curves("jacobi.vec", dict(n=32, k=10), JACOBI)
 if not CHECK:
     write_figure("topology-jacobi-32", "Jacobi iteration, 32 x 32, 10 iterations", table)
 best, second = optimum(table[JACOBI[0][0]]), optimum(table[JACOBI[1][0]])
-# Not reproduced: neighbours is sequential (docs/topology.md).
+# Not reproduced: the iteration's value is a pair (the grid, the test), which
+# a plan holds whole, so the grid is gathered every iteration although
+# neighbours runs by blocks (docs/topology.md).
 conclude("Jacobi 32 x 32: the best implementation gains up to p = 16", best == 16,
          f"optimum here p = {best}; chosen at p = 16: {chosen[-1]}", expected=False)
 conclude("Jacobi 32 x 32: the second best's optimum p = 8", second == 8, f"optimum here p = {second}", expected=False)

@@ -87,6 +87,8 @@ const char *cg_copy(Cg *g, Type *t, const char *v);  // a copy of vector v of ty
 // process (checked, on a copy).
 void cg_dh_stages(Cg *g, Ir *e, const char *v);
 const char *cg_dh(Cg *g, Ir *e, const char *v);
+// neighbours e of vector v, with l and r past its ends (C expressions).
+const char *cg_neighbours_of(Cg *g, Ir *e, const char *l, const char *r, const char *v);
 
 // Delayed vectors (docs/compiler.md, "Fusion"): a map, pair_map or prefix
 // consumed once and in order is never stored: a generator makes each of

@@ -249,6 +249,7 @@ const char *stage_name(IrKind k) {
   case IR_C_PROD: return "c_prod";
   case IR_INITS: return "inits";
   case IR_DH: return "dh";
+  case IR_NEIGHBOURS: return "neighbours";
   default: return "tails";
   }
 }
@@ -754,9 +755,8 @@ static const char *cg_merge(Cg *g, Ir *e) {
   return r;
 }
 
-static const char *cg_neighbours(Cg *g, Ir *e) {
-  const char *l = cg_expr(g, e->a), *rv = cg_expr(g, e->b), *v = cg_expr(g, e->c), *k = temp(g);
-  const char *r = new_vec(g, e->ty, fmt(g, "%s.len", v));
+const char *cg_neighbours_of(Cg *g, Ir *e, const char *l, const char *rv, const char *v) {
+  const char *k = temp(g), *r = new_vec(g, e->ty, fmt(g, "%s.len", v));
   emit(g, "for (int64_t %s = 0; %s < %s.len; %s++) %s.at[%s] = (%s){%s > 0 ? %s.at[%s - 1] : %s, {%s.at[%s], %s + 1 < %s.len ? %s.at[%s + 1] : %s}};",
        k, k, v, k, r, k, ctype(g, e->ty->a), k, v, k, l, v, k, k, v, v, k, rv);
   return r;
@@ -818,7 +818,10 @@ const char *cg_expr(Cg *g, Ir *e) {
   case IR_IOTA: return cg_iota(g, e);
   case IR_SPLIT: return cg_split(g, e);
   case IR_MERGE: return cg_merge(g, e);
-  case IR_NEIGHBOURS: return cg_neighbours(g, e);
+  case IR_NEIGHBOURS: {
+    const char *l = cg_expr(g, e->a), *r = cg_expr(g, e->b);
+    return cg_neighbours_of(g, e, l, r, cg_expr(g, e->c));
+  }
   case IR_REVERSE: return cg_reverse(g, e);
   default:
     if (e->mode == MODE_TOP) error_at(e->pos, "internal error: a parallel application in sequential code");

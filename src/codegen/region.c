@@ -12,9 +12,10 @@ const char *exchange_name(Exchange x) {
   static const char *const names[] = {"XCH_SCATTER",        "XCH_BCAST",         "XCH_GATHER",
                                       "XCH_ALLGATHER",      "XCH_INITS",         "XCH_TAILS",
                                       "XCH_PARTIALS",       "XCH_ALLREDUCE",     "XCH_TREE",
-                                      "XCH_TOTALS",         "XCH_BUTTERFLY",     "XCH_LEVEL_SCATTER",
-                                      "XCH_LEVEL_BCAST",    "XCH_LEVEL_GATHER",  "XCH_LEVEL_PARTIALS",
-                                      "XCH_LEVEL_TOTALS"};
+                                      "XCH_TOTALS",         "XCH_BUTTERFLY",     "XCH_NEIGHBOURS",
+                                      "XCH_LEVEL_SCATTER",  "XCH_LEVEL_BCAST",   "XCH_LEVEL_GATHER",
+                                      "XCH_LEVEL_PARTIALS", "XCH_LEVEL_TOTALS"};
+  _Static_assert(sizeof names / sizeof *names == XCH_COUNT, "a name for every exchange");
   return names[x];
 }
 
@@ -451,6 +452,37 @@ static void emit_butterfly(Cg *g, Emit *m, const Step *s) {
   m->stored = blk;
 }
 
+// neighbours on this process's block: its first and last elements sent to
+// the nearest processes with elements (ranges.h, XCH_NEIGHBOURS), every
+// element with its neighbours made before the barrier (the block may lie
+// in a message), the vector's ends at the block's, and after it the
+// elements received put at the block's ends. Alone: the whole vector.
+static void emit_neighbours(Cg *g, Emit *m, const Step *s) {
+  Ir *stage = m->r->stages[s->to];
+  const char *l = cg_expr(g, stage->a), *r = cg_expr(g, stage->b);
+  if (m->alone) {
+    m->stored = cg_neighbours_of(g, stage, l, r, m->stored);
+    return;
+  }
+  const char *et = mangle(g, stage->c->ty->a);
+  int field = field_of(stage);
+  emit(g, "/* neighbours at %s: the block's ends exchanged */", where(g, stage->pos));
+  open_block(g, "for (int q = 0; q < P; q++)");
+  emit(g, "int64_t from, to;");
+  emit(g, "range_exchange(XCH_NEIGHBOURS, n, P, pid, q, 0, &from, &to);");
+  emit(g, "if (from < to) sf_%s(q, rt_head(0, %d, pid), %s.at[from - %s]);", et, field, m->stored, m->lo);
+  close_block(g);
+  const char *res = cg_neighbours_of(g, stage, l, r, m->stored);
+  emit_sync(g, "the neighbours exchanged");
+  open_block(g, "for (int q = 0; q < P; q++)");
+  emit(g, "int64_t from, to;");
+  emit(g, "range_exchange(XCH_NEIGHBOURS, n, P, q, pid, 0, &from, &to);");
+  emit(g, "if (from < to && from < %s) %s.at[0].a = rf_%s(rt_find(%d, q));", m->lo, res, et, field);
+  emit(g, "else if (from < to) %s.at[%s.len - 1].b.b = rf_%s(rt_find(%d, q));", res, res, et, field);
+  close_block(g);
+  m->stored = res;
+}
+
 static void emit_step(Cg *g, Emit *m, const Step *s, const Step *next) {
   switch (s->kind) {
   case STEP_FETCH: return;  // at the call (top.c): the operands are converted before it
@@ -463,6 +495,7 @@ static void emit_step(Cg *g, Emit *m, const Step *s, const Step *next) {
   case STEP_SEGMENTS: emit_segments(g, m, s); return;
   case STEP_GATHER: emit_gather(g, m, s); return;
   case STEP_BUTTERFLY: emit_butterfly(g, m, s); return;
+  case STEP_NEIGHBOURS: emit_neighbours(g, m, s); return;
   }
 }
 

@@ -416,6 +416,21 @@ static Res dh_skeleton(Analysis *a, Shape *fn, Shape *x, Site *dist, EvalMode m,
   return result(s, num_of(0), site);
 }
 
+// neighbours l r x: two pairs for each element, sequentially; in parallel
+// (paper_neighbours) on each block, after its ends are exchanged.
+static Res neighbours_skeleton(Analysis *a, Shape *f, Shape *x, Site *dist, EvalMode m, Site *site) {
+  regular_in_closed_form(a, x, site);
+  if (x->n.sym && !(shape_erase(&a->sh, f->elems[0]) == shape_erase(&a->sh, x->a) &&
+                    shape_erase(&a->sh, f->elems[1]) == shape_erase(&a->sh, x->a)))
+    error_at(site->pos, "--symbolic: the ends given to 'neighbours' differ in shape from its elements, which has "
+                        "no closed form (give the parameters with -D)");
+  Shape *s = shape_neighbours(&a->sh, f->elems[0], f->elems[1], x);
+  if (m == EVAL_LOCAL) return result(s, num_mul(a->pc, num_of(2 * a->k.pair), num_sz(x->n)), NULL);
+  start(a, f, x, dist, site);
+  paper_neighbours(a, x, site);
+  return result(s, num_of(0), site);
+}
+
 // zip a b and map2 f a b are pair_map (\x y -> (x, y)) (a, b) and pair_map
 // f (a, b): the function's data is map2's f, and both vectors are scattered.
 static Res zip_skeleton(Analysis *a, Shape *f, Shape *x, EvalMode m, Site *site) {
@@ -437,6 +452,7 @@ static Res skeleton(Analysis *a, Shape *f, Res last, EvalMode m, Site *site) {
   Shape *x = dist ? last.s : eval_force(a, last);
   if (b == B_FOLD || b == B_PREFIX) return reduce(a, f, x, dist, m, site);
   if (b == B_DH) return dh_skeleton(a, f, x, dist, m, site);
+  if (b == B_NEIGHBOURS) return neighbours_skeleton(a, f, x, dist, m, site);
   if (b == B_INITS || b == B_TAILS) {
     Shape *s = segments_shape(a, b, x, site);
     if (!top) return result(s, concat_cost(a, x->n), NULL);
@@ -643,14 +659,6 @@ static Shape *sequential(Analysis *a, Shape *f, Shape *x, Num *c, Site *site) {
     return s;
   }
   case B_MERGE: return merge_shape(a, f->elems[0], x, c, site);
-  case B_NEIGHBOURS:
-    regular_in_closed_form(a, x, site);
-    if (x->n.sym && !(shape_erase(&a->sh, f->elems[0]) == shape_erase(&a->sh, x->a) &&
-                      shape_erase(&a->sh, f->elems[1]) == shape_erase(&a->sh, x->a)))
-      error_at(site->pos, "--symbolic: the ends given to 'neighbours' differ in shape from its elements, which has "
-                          "no closed form (give the parameters with -D)");
-    *c = num_mul(a->pc, num_of(2 * k->pair), num_sz(x->n));  // two pairs for each element
-    return shape_neighbours(&a->sh, f->elems[0], f->elems[1], x);
   case B_REVERSE:
     regular_in_closed_form(a, x, site);
     *c = concat_cost(a, x->n);

@@ -102,8 +102,8 @@ typedef struct ExactCounts {
 typedef struct ExactCollective {
   Exchange xch;  // the pattern (ranges.h)
   int round;     // XCH_TREE's round
-  double words;  // XCH_BCAST: the value; XCH_TREE, XCH_BUTTERFLY: the round's largest message; the others:
-                 // every process's part
+  double words;  // XCH_BCAST: the value; XCH_TREE, XCH_BUTTERFLY: the round's largest message;
+                 // XCH_NEIGHBOURS: the largest element sent; the others: every process's part
 } ExactCollective;
 // How a superstep synchronises on a hierarchical machine (docs/hierarchical.md).
 typedef enum {
@@ -266,6 +266,10 @@ double topo_g_fold(const Topology *t, double n, double w, TopoListCost g, void *
 // get_neigh: every element with its neighbours, the local work costing
 // ce per element (the thesis's G).
 double topo_get_neigh(const Topology *t, double n, double ce);
+// Its exchange alone: each block's first and last elements, of `bytes`
+// each, to the processors holding their neighbours (a plan's
+// XCH_NEIGHBOURS).
+double topo_neighbours_exchange(const Topology *t, double bytes);
 
 // A superstep's seconds on m's topology with p processes: its busiest
 // process's operations at m->s per second, then each of its exchanges by

@@ -103,6 +103,9 @@ void paper_dh(Analysis *a, int64_t log2n, Shape *e, Num cf, Num cg, Site *site);
 // dh whose operators change shapes: x gathered, work on process 0, its
 // result r scattered.
 void paper_dh_alone(Analysis *a, Shape *x, Num work, Shape *r, Site *site);
+// neighbours of a distributed x: the triples made, the blocks' ends
+// exchanged; result left distributed.
+void paper_neighbours(Analysis *a, Shape *x, Site *site);
 // inits/tails of a distributed x, result left distributed.
 void paper_segments(Analysis *a, Shape *x, Site *site);
 // The last superstep, at the end of main.

@@ -594,10 +594,26 @@ static Shape *entry(Ex *x, Ir *e) {
 // comparison of the elements they chose (a compare and a select, and an add).
 static const int merge_chain[LAT_CLASSES] = {[LAT_FAST] = 1, [LAT_SELECT] = 1};
 
+// One loop over the n elements of e's result (merge, neighbours, reverse),
+// reading its operand's elements and writing its own.
+static void rearranging_loop(Ex *x, Ir *e, int64_t n) {
+  x->now->elems = add(x->now->elems, n);
+  x->now->loads = add(x->now->loads, array_words(e->c ? e->c->ty : e->a->ty, n));
+  x->now->stores = add(x->now->stores, array_words(e->ty, n));
+}
+
+// neighbours e of v with l and r past its ends (sequential, or a block's
+// with the elements received at its ends).
+static Shape *neighbours_of(Ex *x, Ir *e, Shape *l, Shape *r, Shape *v) {
+  Shape *t = shape_neighbours(&x->sh, l, r, v);
+  rearranging_loop(x, e, len(t));
+  return t;
+}
+
 // split, merge, neighbours, reverse: one loop over the result, reading and
 // writing its elements (split writes a descriptor per sublist: views).
 static Shape *rearranged(Ex *x, Ir *e) {
-  Shape *a = ev(x, e->a), *b = e->b ? ev(x, e->b) : NULL, *v, *r;
+  Shape *a = ev(x, e->a), *b = e->b ? ev(x, e->b) : NULL, *r;
   int64_t n;
   switch (e->kind) {
   case IR_SPLIT:  // k < 1: a branch that faults if taken
@@ -611,16 +627,10 @@ static Shape *rearranged(Ex *x, Ir *e) {
     count_carried(x->now, merge_chain, n);
     r = shape_vec(&x->sh, sz_of(n), shape_unit(&x->sh));
     break;
-  case IR_NEIGHBOURS:
-    v = ev(x, e->c);
-    r = shape_neighbours(&x->sh, a, b, v);
-    break;
+  case IR_NEIGHBOURS: return neighbours_of(x, e, a, b, ev(x, e->c));
   default: r = shape_reverse(&x->sh, a); break;  // IR_REVERSE
   }
-  n = len(r);
-  x->now->elems = add(x->now->elems, n);
-  x->now->loads = add(x->now->loads, array_words(e->c ? e->c->ty : e->a->ty, n));
-  x->now->stores = add(x->now->stores, array_words(e->ty, n));
+  rearranging_loop(x, e, len(r));
   return r;
 }
 
@@ -1420,6 +1430,45 @@ static void run_butterfly(Ex *x, Run *u, const Step *s) {
   }
 }
 
+// neighbours on the blocks, as region.c runs it: each process sends its
+// block's ends where XCH_NEIGHBOURS says, evaluates the given ends and
+// makes its triples before the barrier, and puts the elements received at
+// its block's ends after it.
+// Alone: on the whole vector.
+static void run_neighbours(Ex *x, Run *u, const Step *s) {
+  Ir *e = u->r->stages[s->to];
+  u->placed = false;
+  if (u->alone) {
+    for (int k = 0; k < u->procs; k++) {
+      on(x, k);
+      Shape *l = ev(x, e->a), *r = ev(x, e->b);  // the ends, evaluated by each process
+      u->blk[k] = neighbours_of(x, e, l, r, u->blk[k]);
+    }
+    return;
+  }
+  Type *t = e->c->ty->a;
+  Shape *all = joined(x, u->blk, u->n);
+  double largest = 0;
+  for (int from = 0; from < x->p; from++)
+    for (int to = 0; to < x->p; to++) {
+      int64_t lo, hi;
+      range_exchange(XCH_NEIGHBOURS, u->n, x->p, from, to, 0, &lo, &hi);
+      if (lo >= hi) continue;
+      Shape *end = shape_elem(all, lo);
+      value_message(x, from, to, t, end, false);
+      double words = value_words(x, t, end);
+      if (words > largest) largest = words;
+    }
+  if (largest > 0) collective(x, XCH_NEIGHBOURS, 0, largest);
+  for (int k = 0; k < x->p; k++) {
+    on(x, k);
+    int64_t lo = range_lo(u->n, x->p, k), hi = range_lo(u->n, x->p, k + 1);
+    Shape *l = ev(x, e->a), *r = ev(x, e->b);
+    u->blk[k] = neighbours_of(x, e, lo > 0 ? shape_elem(all, lo - 1) : l, hi < u->n ? shape_elem(all, hi) : r, u->blk[k]);
+  }
+  stage_barrier(x, e, "the ends exchanged");
+}
+
 // The result's blocks to process 0 up the levels: in each round every
 // child sends its lead its group's elements; a lead copies its own block in
 // first (process 0 not if the last pass stored it in the result).
@@ -1460,6 +1509,7 @@ static void run_step(Ex *x, Run *u, const Step *s, const Step *next) {
     else run_gather(x, u, s);
     return;
   case STEP_BUTTERFLY: run_butterfly(x, u, s); return;
+  case STEP_NEIGHBOURS: run_neighbours(x, u, s); return;
   }
 }
 

@@ -144,6 +144,24 @@ void paper_dh_alone(Analysis *a, Shape *x, Num work, Shape *r, Site *site) {
   close_step(a, scatter_words(a, r, site), site, "scatter");
 }
 
+// neighbours l r x on a distributed x (beyond the papers: docs/cost-model.md,
+// "neighbours"): every process makes its block's triples, two pairs an
+// element, and sends its block's first and last elements to the processes
+// holding their neighbours, one superstep of h = 2 elements' words (none on
+// one process). The result is left distributed.
+void paper_neighbours(Analysis *a, Shape *x, Site *site) {
+  paper_work(a, mul(a, num_of(2 * a->k.pair), per_process(a, x->n, site)));
+  if (!a->pc && a->p == 1) return;
+  Num end = num_of(0);
+  if (x->kind == SH_VEC) {
+    end = x->a->words;
+  } else {
+    for (int64_t i = 0; i < x->n.k; i++)
+      if (shape_elem(x, i)->words.v > end.v) end = shape_elem(x, i)->words;
+  }
+  close_step(a, mul(a, num_of(2), end), site, "the ends exchanged");
+}
+
 // shape_inits / shape_tails: local segments, then p-1 shifts of a block
 // to the right neighbour, each prepended to every local segment.
 void paper_segments(Analysis *a, Shape *x, Site *site) {

@@ -118,19 +118,23 @@ double topo_s_scan(const Topology *t, double n, double cf) {
 
 //
 // get_neigh (thesis 6.2.12): the first and last elements of each block to
-// the processors that hold their neighbours, then the local work.
+// the processors that hold their neighbours, then the local work. Its
+// exchange alone, of elements of `bytes`, is a plan's XCH_NEIGHBOURS.
 //
 
-double topo_get_neigh(const Topology *t, double n, double ce) {
-  double local = share(n, t->p) * ce, one = topology_transfer(t, t->element_bytes),
-         two = topology_transfer(t, 2 * t->element_bytes);
-  if (t->p == 1) return local;
+double topo_neighbours_exchange(const Topology *t, double bytes) {
+  double one = topology_transfer(t, bytes), two = topology_transfer(t, 2 * bytes);
+  if (t->p == 1) return 0;
   switch (t->kind) {
-  case TOPO_HYPERCUBE: return local + 2 * t->d * two;  // forward, exchange, back: 2d transfers of two
-  case TOPO_LINEAR: return local + (t->p == 2 ? 2 : 4) * one;  // odd and even processors in turn
-  case TOPO_TREE: return local + 2.0 * t->d * t->s * two;  // up the tree and down
-  default: return local + (4 + t->p2 / 2.0) * one;  // the rows as rings, then the columns' ends shifted
+  case TOPO_HYPERCUBE: return 2 * t->d * two;  // forward, exchange, back: 2d transfers of two
+  case TOPO_LINEAR: return (t->p == 2 ? 2 : 4) * one;  // odd and even processors in turn
+  case TOPO_TREE: return 2.0 * t->d * t->s * two;  // up the tree and down
+  default: return (4 + t->p2 / 2.0) * one;  // the rows as rings, then the columns' ends shifted
   }
+}
+
+double topo_get_neigh(const Topology *t, double n, double ce) {
+  return share(n, t->p) * ce + topo_neighbours_exchange(t, t->element_bytes);
 }
 
 //
@@ -162,6 +166,7 @@ static double exchange_seconds(const Topology *t, const ExactCollective *c, int 
     }
     return 2 * hops * topology_transfer(t, bytes);
   }
+  case XCH_NEIGHBOURS: return topo_neighbours_exchange(t, bytes);  // the thesis's get_neigh, of the largest end
   default: return topology_total_exchange(t, bytes);  // every process's part to every other (or to the higher ones)
   }
 }

@@ -153,7 +153,8 @@ void plan_apply_limits(Plan *pl, const PlanLimits *lim) {
 
 bool plan_levels_fit(const Region *r) {
   for (int s = 0; s < r->nstages; s++)
-    if (r->stages[s]->kind == IR_INITS || r->stages[s]->kind == IR_TAILS) return false;
+    if (r->stages[s]->kind == IR_INITS || r->stages[s]->kind == IR_TAILS || r->stages[s]->kind == IR_NEIGHBOURS)
+      return false;
   return true;
 }
 

@@ -174,8 +174,8 @@ bool ir_holds_region(const Ir *e);
 // asks them where the papers' patterns are the same decisions. Block
 // bounds are ranges.h's range_lo.
 // A full application of b at top level runs as a parallel skeleton (map,
-// fold, pair_map, c_prod, prefix, inits, tails, dh, and zip and map2 which
-// are pair_map); anything else, and any
+// fold, pair_map, c_prod, prefix, inits, tails, dh, neighbours, and zip and
+// map2 which are pair_map); anything else, and any
 // application inside a skeleton's function or a data if, is sequential.
 bool plan_is_skeleton(Builtin b);
 // b may take its vector argument distributed as the previous skeleton left
@@ -189,7 +189,7 @@ bool plan_leaves_distributed(Builtin b);
 // exact cost model see the same structure.
 void plan_program(IrProgram *ir);
 // The distributed argument of a parallel stage (a for most skeletons, b for
-// c_prod, both a and b for pair_map).
+// c_prod, c for neighbours, both a and b for pair_map).
 Ir *plan_chain_arg(Ir *stage);
 // Scalars of 8 bytes only, no vector: the memory layout is the packed form.
 bool ir_word_flat(Type *t);
@@ -281,6 +281,10 @@ typedef enum {
   STEP_BUTTERFLY, // dh of stage `stage` on the stored block: its local stages, then its rounds
                   // (XCH_BUTTERFLY) or, where the blocks do not align, gathered to process 0
                   // and scattered back (ranges.h, range_butterfly)
+  STEP_NEIGHBOURS,// neighbours of stage `stage` on the stored block: at p > 1 the block's first and
+                  // last elements to the nearest processes with elements (XCH_NEIGHBOURS) and a
+                  // barrier, then every element with its neighbours stored (the ends: those
+                  // received, or the given values at the vector's ends)
 } StepKind;
 
 // Where a pass's first stage reads its elements.
@@ -387,8 +391,8 @@ void plan_apply_limits(Plan *pl, const PlanLimits *lim);
 const char *plan_layout_name(Layout l);    // "root", "all", "block"
 const char *plan_fold_name(FoldMethod m);  // "gather", "tree", "allreduce"
 const char *plan_prefix_name(PrefixMethod m);  // "store", "recompute"
-// Can region r follow a machine's levels (no inits or tails stage: their
-// exchanges are between processes, not up and down a tree)?
+// Can region r follow a machine's levels (no inits, tails or neighbours
+// stage: their exchanges are between processes, not up and down a tree)?
 bool plan_levels_fit(const Region *r);
 // A region's choice in words, e.g. "parallel, fold by tree, result on process 0".
 char *plan_choice_text(Arena *a, const Region *r, const RegionChoice *c);

@@ -228,6 +228,19 @@ static Ir *as_code(Lowerer *L, Cv *v, Pos pos) {
   error_at(pos, "internal error: a function where data was expected");
 }
 
+static void note_skeleton(Ir *e, void *found) { *(bool *)found |= ir_is_skeleton(e->kind); }
+
+// An end given to neighbours: a parallel stage evaluates it on every process
+// from the data it captures (plan.c), so an end that applies a skeleton is
+// bound to a variable first (at top level, its regions run before). The
+// others stay inline: a let at top level is a choice of layout more for
+// the planner.
+static Ir *neighbours_end(Lowerer *L, Ir *end, const char *name) {
+  bool skeleton = false;
+  ir_visit(end, note_skeleton, &skeleton);
+  return skeleton ? bind_at(L, end, name, L->scope->lets.len) : end;
+}
+
 //
 // Builtins, once all their arguments are there.
 //
@@ -312,8 +325,9 @@ static Cv *builtin(Lowerer *L, Builtin bi, Cv **args, Pos site) {
   case B_MERGE: return code(L, binary(L, IR_MERGE, x->ty, as_code(L, args[0], site), x, site));
   case B_NEIGHBOURS: {
     Type *e = x->ty->a;
-    Ir *n = binary(L, IR_NEIGHBOURS, ty_vec(L, lower_type(L->ir, T_PAIR, e, lower_type(L->ir, T_PAIR, e, e))),
-                   as_code(L, args[0], site), as_code(L, args[1], site), site);
+    Ir *l = neighbours_end(L, as_code(L, args[0], site), "left");
+    Ir *r = neighbours_end(L, as_code(L, args[1], site), "right");
+    Ir *n = binary(L, IR_NEIGHBOURS, ty_vec(L, lower_type(L->ir, T_PAIR, e, lower_type(L->ir, T_PAIR, e, e))), l, r, site);
     n->c = x;
     return code(L, n);
   }

@@ -35,7 +35,7 @@ bool plan_is_skeleton(Builtin b) {
   switch (b) {
   case B_MAP: case B_FOLD: case B_PAIR_MAP: case B_C_PROD: case B_PREFIX: case B_INITS: case B_TAILS: return true;
   case B_ZIP: case B_MAP2: return true;  // pair_map's (lower.c)
-  case B_DH: return true;
+  case B_DH: case B_NEIGHBOURS: return true;
   default: return false;
   }
 }
@@ -49,7 +49,8 @@ Builtin ir_builtin(IrKind k) {
     IrKind kind;
     Builtin b;
   } kinds[] = {{IR_MAP, B_MAP},       {IR_FOLD, B_FOLD},   {IR_PREFIX, B_PREFIX}, {IR_PAIR_MAP, B_PAIR_MAP},
-               {IR_C_PROD, B_C_PROD}, {IR_INITS, B_INITS}, {IR_TAILS, B_TAILS}, {IR_DH, B_DH}};
+               {IR_C_PROD, B_C_PROD}, {IR_INITS, B_INITS}, {IR_TAILS, B_TAILS}, {IR_DH, B_DH},
+               {IR_NEIGHBOURS, B_NEIGHBOURS}};
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
     if (kinds[i].kind == k) return kinds[i].b;
   return B_COUNT_;
@@ -59,7 +60,7 @@ bool ir_is_skeleton(IrKind k) { return plan_is_skeleton(ir_builtin(k)); }
 
 Ir *plan_chain_arg(Ir *stage) {
   if (!plan_takes_distributed(ir_builtin(stage->kind))) return NULL;  // pair_map: both operands are scattered
-  return stage->kind == IR_C_PROD ? stage->b : stage->a;
+  return stage->kind == IR_C_PROD ? stage->b : stage->kind == IR_NEIGHBOURS ? stage->c : stage->a;
 }
 
 //
@@ -225,7 +226,8 @@ static bool along(Ir *e, IrVar *v) {
 static int loops_over(Ir *e, IrVar *v) {
   if (!e) return 0;
   int n = 0;
-  if (ir_is_skeleton(e->kind) && e->mode == MODE_LOCAL && !e->fused)
+  // (neighbours' loop, over c, is left out as merge's, split's and reverse's are)
+  if (ir_is_skeleton(e->kind) && e->mode == MODE_LOCAL && !e->fused && e->kind != IR_NEIGHBOURS)
     n += along(e->kind == IR_C_PROD ? e->b : e->a, v) || (e->kind == IR_PAIR_MAP && along(e->b, v));
   Ir *kids[] = {e->a, e->b, e->c, e->kind == IR_LET ? e->body : NULL};
   for (int i = 0; i < 4; i++) n += loops_over(kids[i], v);
@@ -350,7 +352,7 @@ bool plan_sent_in_place(Type *t) {
 static bool works_past_barrier(const Region *r) {
   for (int s = 0; s < r->nstages; s++) {
     IrKind k = r->stages[s]->kind;
-    if (k == IR_PREFIX || k == IR_INITS || k == IR_TAILS || k == IR_DH) return true;
+    if (k == IR_PREFIX || k == IR_INITS || k == IR_TAILS || k == IR_DH || k == IR_NEIGHBOURS) return true;
   }
   return false;
 }
@@ -392,6 +394,7 @@ static void find_captured(Planner *P, Region *g) {
     if (e->y) P->bound[e->y->id] = true;
     ir_visit(e->body, capture, P);
     if (e->kind == IR_DH) ir_visit(e->c, capture, P);  // its second operator (binding its own x, y)
+    if (e->kind == IR_NEIGHBOURS) ir_visit(e->a, capture, P), ir_visit(e->b, capture, P);  // its ends
   }
 }
 

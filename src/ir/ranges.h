@@ -16,6 +16,11 @@ static inline int64_t range_lo(int64_t n, int p, int k) { return (int64_t)((__in
 
 static inline bool range_empty(int64_t n, int p, int k) { return range_lo(n, p, k) == range_lo(n, p, k + 1); }
 
+/* The process that owns element i (0 <= i < n): the last k with
+ * range_lo(n, p, k) <= i, which is ceil((i + 1) p / n) - 1. Its block is
+ * never empty. */
+static inline int range_owner(int64_t n, int p, int64_t i) { return (int)(((__int128)(i + 1) * p - 1) / n); }
+
 /* The message patterns. A vector pattern moves elements [lo, hi) of a
  * vector of n elements; a value pattern (a fold's partial result, a
  * prefix's block total) moves one value, [0, 1). */
@@ -35,6 +40,9 @@ typedef enum {
                    * with elements */
   XCH_BUTTERFLY,  /* dh, one round: every process sends its block to the one whose number differs
                    * from its own in bit `round` (range_butterfly holds) */
+  XCH_NEIGHBOURS, /* neighbours: every process with elements sends its first element to the owner of
+                   * the element before its block and its last to the owner of the one after it (the
+                   * nearest processes with elements: blocks of length 0 are skipped) */
   /* The patterns of a hierarchical machine's levels, in rounds (range_level_exchange): */
   XCH_LEVEL_SCATTER,  /* down: each lead sends each child its group's elements */
   XCH_LEVEL_BCAST,    /* down: each lead sends each child the whole vector (or value) */
@@ -103,6 +111,10 @@ static inline void range_exchange(Exchange x, int64_t n, int p, int from, int to
   }
   case XCH_TOTALS: if (has && to > from && to_has) *hi = 1; return;
   case XCH_BUTTERFLY: if (range_butterfly(n, p) && to == (from ^ (1 << round))) *lo = from_lo, *hi = from_hi; return;
+  case XCH_NEIGHBOURS:
+    if (has && from_lo > 0 && to == range_owner(n, p, from_lo - 1)) *lo = from_lo, *hi = from_lo + 1;
+    else if (has && from_hi < n && to == range_owner(n, p, from_hi)) *lo = from_hi - 1, *hi = from_hi;
+    return;
   default: return;
   }
 }

@@ -68,6 +68,15 @@ static void dh_stage(Builder *b, int s) {
   restart(b, s);
 }
 
+// neighbours: the elements stored (unless they are already), then the
+// halo exchanged (at p > 1) and the triples stored; the stages after it
+// read them.
+static void neighbours_stage(Builder *b, int s) {
+  if (b->from < s || b->src == SRC_OFFSET) pass(b, s - 1, SINK_STORE);
+  push(b, (Step){.kind = STEP_NEIGHBOURS, .to = s, .xch = XCH_NEIGHBOURS});
+  restart(b, s);
+}
+
 static void fold_stage(Builder *b, int s) {
   pass(b, s, SINK_FOLD);
   if (b->c->alone) return;
@@ -89,6 +98,7 @@ RegionSteps plan_region_steps(IrProgram *ir, const Region *r, const RegionChoice
       break;
     case IR_INITS: case IR_TAILS: segments_stage(&b, s); break;
     case IR_DH: dh_stage(&b, s); break;
+    case IR_NEIGHBOURS: neighbours_stage(&b, s); break;
     case IR_FOLD: fold_stage(&b, s); break;
     default: break;  // map, pair_map: made inside the pass that reads them
     }

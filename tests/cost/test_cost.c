@@ -185,13 +185,18 @@ static const Hand hands[] = {
     // process 0, in the exact model as blocks (their lengths in the tags).
     {"main = fold (\\a b -> redconcat [a, b]) (map (\\v -> [v]) x)", "n=10 m=3", 4, 0, 16, 2, 0, 15.5, 2},
     // zip is pair_map building pairs (no operation; two words each); merge
-    // compares once per element of its result; split, neighbours and
-    // reverse rearrange (no operation).
+    // compares once per element of its result; split and reverse rearrange
+    // (no operation).
     {"main = zip x x", "n=10 m=3", 4, 0, 32, 2, 0, 30, 2},
     {"main = map2 (+) x x", "n=10 m=3", 4, 3, 24, 2, 2.5, 22.5, 2},
     {"main = merge x y", "n=10 m=3", 4, 13, 0, 0, 13, 0, 0},
     {"main = length (split 3 x) + length (reverse x)", "n=10 m=3", 4, 1, 0, 0, 1, 0, 0},
-    {"main = map (\\(a, (b, c)) -> a + b + c) (neighbours 0 0 x)", "n=10 m=3", 4, 6, 32, 2, 5, 30, 2},
+    // neighbours in the region with the map: x scattered (8 words), the
+    // blocks' ends exchanged (processes 1 and 2 send and receive 2), the map
+    // (2 operations on the 3 elements of a block), the result gathered (8).
+    // The paper model broadcasts the ends (2 words to 3 processes) with its
+    // scatter of 7.5 and exchanges 2 words; triples cost nothing (pair = 0).
+    {"main = map (\\(a, (b, c)) -> a + b + c) (neighbours 0 0 x)", "n=10 m=3", 4, 6, 18, 3, 5, 23, 3},
     // dh on 8 elements: at p = 4 one local stage of one pair on each block
     // of 2, then two rounds of 2 words and 2 applications; at p = 3 the
     // exact model gathers the blocks to process 0, which runs the 3 stages
@@ -304,6 +309,33 @@ static void test_alternatives(void) {
     CostResult r = analyse_plan(a, prog, "n=10", t->spec, 4);
     CHECK(r.W == t->W && r.H == t->H && r.S == t->S, "%s under %s: W %g H %g S %g, want %g %g %g", t->program,
           t->spec, r.W, r.H, r.S, t->W, t->H, t->S);
+    arena_free(a);
+  }
+}
+
+// neighbours in parallel, its input by blocks and its result left there,
+// counted by hand at p = 4: one barrier, after which each process applies
+// the map (2 operations an element) to its block. Blocks of n = 10: 2, 3,
+// 2, 3 (processes 1 and 2 send and receive two ends); n = 3: 0, 1, 1, 1
+// (process 2 exchanges with 1 and 3; process 0 is skipped); n = 1: only
+// process 3 holds an element (nothing sent); rows of 2 words: 4 words.
+static void test_neighbours(void) {
+  static const struct {
+    const char *program, *params;
+    double W, H, S;
+  } hand[] = {
+      {"main = map (\\(a, (b, c)) -> a * b - c) (neighbours 5 7 x)", "n=10", 6, 2, 1},
+      {"main = map (\\(a, (b, c)) -> a * b - c) (neighbours 5 7 x)", "n=3", 2, 2, 1},
+      {"main = map (\\(a, (b, c)) -> a * b - c) (neighbours 5 7 x)", "n=1", 2, 0, 1},
+      {"main = map (\\(a, (b, c)) -> a * b - c) (neighbours 5 7 x)", "n=0", 0, 0, 1},
+      {"main = neighbours [1, 2] [3, 4] (map (\\v -> [v, v + 1]) x)", "n=10", 3, 4, 1},
+  };
+  for (size_t i = 0; i < sizeof hand / sizeof *hand; i++) {
+    Arena *a = arena_new();
+    Program *prog = load_text(a, arena_printf(a, "param n\ninput x : [n]int\n%s\n", hand[i].program));
+    CostResult r = analyse_plan(a, prog, hand[i].params, "best,inputs=block,regions=parallel,result=block", 4);
+    CHECK(r.W == hand[i].W && r.H == hand[i].H && r.S == hand[i].S, "%s at %s: W %g H %g S %g, want %g %g %g",
+          hand[i].program, hand[i].params, r.W, r.H, r.S, hand[i].W, hand[i].H, hand[i].S);
     arena_free(a);
   }
 }
@@ -1251,6 +1283,7 @@ static const TestGroup groups[] = {
     {"exact-blocks", test_exact_blocks}, {"symbolic", test_symbolic},         {"closed-forms", test_closed_forms},     {"errors", test_errors},
     {"shapes", test_shapes},             {"plan", test_plan},                 {"calibration", test_calibration},
     {"vector-folds", test_vector_folds}, {"reloads", test_reloads},       {"alternatives", test_alternatives},
+    {"neighbours", test_neighbours},
     {"planner", test_planner},           {"twins", test_twins}, {"streaming", test_streaming},               {"monotone", test_monotone},
 };
 

@@ -44,9 +44,10 @@ for p in 1 2 3 4 5 6 7 8; do
   examples paper "$p" 1 5 12
   examples best "$p" 1 5 12
 done
-# The builtins added since the papers, a branch that would fault, and dh
+# The builtins added since the papers, a branch that would fault, dh
 # at lengths that are powers of two (the butterfly where p is one too and
-# at most n, the blocks gathered and scattered back elsewhere), at fewer
+# at most n, the blocks gathered and scattered back elsewhere), and
+# neighbours at lengths around p (its halo exchange), at fewer
 # points than the examples: compiling each plan is most of the time, and
 # each has its sizes.
 for p in 1 2 3 4; do
@@ -55,10 +56,17 @@ for p in 1 2 3 4; do
     for n in 5 12; do case_ "$root/tests/run/exact-builtins.vec" "$plan" "$p" false n="$n"; done
     for n in 4 16; do case_ "$root/tests/run/exact-dh.vec" "$plan" "$p" false n="$n"; done
   done
+  # neighbours at lengths around p: blocks of length 0 (n < p) are skipped
+  for n in 1 $((p + 1)) 9; do case_ "$root/tests/run/exact-neighbours.vec" best "$p" false n="$n"; done
+  case_ "$root/tests/run/exact-neighbours.vec" paper "$p" false n=$((p + 2))
+  if [ "$p" -gt 1 ]; then
+    for n in 0 $((p - 1)) 9; do case_ "$root/tests/run/exact-neighbours.vec" best,regions=parallel "$p" false n="$n"; done
+  fi
 done
 for setting in fold=tree fold=allreduce regions=sequential inputs=all inputs=block; do
   case_ "$root/tests/run/exact-builtins.vec" "best,$setting" 3 false n=12
   case_ "$root/tests/run/exact-dh.vec" "best,$setting" 2 false n=8
+  case_ "$root/tests/run/exact-neighbours.vec" "best,$setting" 3 false n=5
 done
 for setting in fold=gather fold=tree fold=allreduce prefix=store prefix=recompute regions=parallel \
     regions=sequential inputs=root inputs=all inputs=block lanes=1 lanes=4; do

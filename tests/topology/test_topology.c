@@ -767,6 +767,14 @@ static void check_functions(const Net *n) {
     double neighbours = simulate(&g);
     CHECK(close_to(topo_get_neigh(t, N, 0.25), neighbours), "get_neigh on the %s of %d: %.10g, the algorithm %.10g",
           kind, p, topo_get_neigh(t, N, 0.25), neighbours);
+    static Net wide;  // its exchange alone, of elements of 5 words: a plan's XCH_NEIGHBOURS
+    wide = *n;
+    wide.t.element_bytes = 5 * t->element_bytes;
+    Sim w = neighbours_schedule(&wide, N, 0);
+    double exchange = simulate(&w);
+    CHECK(close_to(topo_neighbours_exchange(t, wide.t.element_bytes), exchange),
+          "get_neigh's exchange on the %s of %d: %.10g, the algorithm %.10g", kind, p,
+          topo_neighbours_exchange(t, wide.t.element_bytes), exchange);
   }
 }
 
@@ -841,6 +849,10 @@ static void check_plans(void) {
   Topology *machines[] = {&cube, &line, &tree};
   double tree_hops[] = {2, 3, 3};  // rounds of a fold's tree at p = 4: 1->0 and 3->2, then 2->0
   double butterfly_hops[] = {2, 3, 4};  // rounds of dh at p = 4: partners 1 apart, then 2 apart (each way)
+  // neighbours at p = 4 (the thesis's get_neigh): 2d = 4 transfers of two
+  // elements on the hypercube, 4 of one on the linear array (odd and even
+  // processors in turn), 2 d s = 6 of two on the tree of depth 1.
+  double neighbours_transfers[] = {4, 4, 6}, neighbours_elements[] = {2, 1, 2};
   const char *fold = "param n\ninput x : [n]int\nmain = fold (+) x\n";
   for (int i = 0; i < 3; i++) {
     Topology *t = machines[i];
@@ -859,6 +871,13 @@ static void check_plans(void) {
     got = plan_seconds(&m, "param n\ninput x : [n]int\nmain = dh (+) (-) x\n", "best,regions=parallel,inputs=block,result=block", &work);
     CHECK(close_to(got, work + 2 * butterfly_hops[i] * topology_transfer(t, 2 * e)), "dh's rounds on the %s: %g",
           topology_kind_name(t->kind), got);
+    for (int words = 1; words <= 3; words += 2) {  // ints, then rows of 3 ints
+      const char *text = words == 1 ? "param n\ninput x : [n]int\nmain = neighbours 0 0 x\n"
+                                    : "param n\ninput x : [n]int\nmain = neighbours [0, 0, 0] [0, 0, 0] (map (\\y -> [y, y, y]) x)\n";
+      got = plan_seconds(&m, text, "best,regions=parallel,inputs=block,result=block", &work);
+      CHECK(close_to(got, work + neighbours_transfers[i] * topology_transfer(t, neighbours_elements[i] * words * e)),
+            "neighbours' ends (%d words) on the %s: %g", words, topology_kind_name(t->kind), got);
+    }
     got = plan_seconds(&m, "param n\ninput x : [n]int\nmain = map (\\y -> y + 1) x\n", "best,regions=parallel,inputs=block,result=root", &work);
     CHECK(close_to(got, work + topology_gather(t, 8 * e)), "the result gathered on the %s", topology_kind_name(t->kind));
   }
