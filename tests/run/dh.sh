@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # dh.sh VECBSP BACKEND "P...": dh (+) (-) of [1, ..., 2^k] for k = 0..10, by
-# eval and by run at every P on BACKEND, equals the definition (Li and
+# eval and by run at every P on BACKEND (on $NODES ranks if set), equals the definition (Li and
 # Hains, after Gorlatch) computed here by its recursion in Python: dh of
 # one element is itself; of a list of halves whose dh are u and w,
 # [u0 + w0, ..., uh + wh] ++ [u0 - w0, ..., uh - wh]. The eleven are one
@@ -30,7 +30,7 @@ failed=0
 got=$("$vecbsp" eval "$dir/dh.vec" 2>&1)
 [ "$got" = "$(cat "$dir/want")" ] || { echo "FAIL eval: ${got:0:300}"; failed=1; }
 for p in $procs; do
-  got=$("$vecbsp" run --backend "$backend" -p "$p" "$dir/dh.vec" 2>&1)
+  got=$("$vecbsp" run --backend "$backend" ${NODES:+--nodes "$NODES"} -p "$p" "$dir/dh.vec" 2>&1)
   [ "$got" = "$(cat "$dir/want")" ] || { echo "FAIL run --backend $backend -p $p: ${got:0:300}"; failed=1; }
 done
 [ $failed = 0 ] && echo "dh of [1..2^k], k = 0..10: eval and run ($backend, p = $procs) equal the definition"
