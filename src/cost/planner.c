@@ -383,7 +383,14 @@ static Plan *searched(Program *prog, const int64_t *params, const Machine *m, co
   Arena *a = arena_new();
   Dp d = {.ir = base->ir, .lim = lim, .block_result = lim->result == LAY_BLOCK, .generation = 1};
   d.costs.shares = shares;
-  cost_alternatives(&d, a, prog, params, base, m);
+  DiagTrap trap;
+  if (DIAG_TRY(&trap)) {
+    cost_alternatives(&d, a, prog, params, base, m);
+    diag_untrap(&trap);
+  } else {  // a costing beyond what the analysis holds: passed on once its memory is freed
+    arena_free(a);
+    diag_rethrow();
+  }
   Plan *pl = plan_copy(base);
   pl->name = "best";
   search(&d, pl);
