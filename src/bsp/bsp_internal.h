@@ -81,6 +81,16 @@ struct bsp_get_req {
     uint64_t dst;    /* requester's destination address, echoed back */
 };
 
+/* The bytes a buffer of get requests asks for: the size of their reply. */
+static inline uint64_t bsp_get_bytes(const struct bsp_buf *gets)
+{
+    const struct bsp_get_req *req = (const struct bsp_get_req *)gets->data;
+    uint64_t n = 0;
+    for (size_t i = 0; i < gets->len / sizeof *req; i++)
+        n += req[i].nbytes;
+    return n;
+}
+
 /* An unbuffered put: its data goes straight from src to the destination
  * at the sync (src is the sender's, meaningless to another process). */
 struct bsp_hp_req {

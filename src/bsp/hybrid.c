@@ -156,15 +156,6 @@ static struct bsp_buf view(const char **at, uint64_t nbytes)
     return b;
 }
 
-static uint64_t get_bytes(const struct bsp_buf *gets)
-{
-    const struct bsp_get_req *req = (const struct bsp_get_req *)gets->data;
-    uint64_t n = 0;
-    for (size_t i = 0; i < gets->len / sizeof *req; i++)
-        n += req[i].nbytes;
-    return n;
-}
-
 /* Reads the wire from rank q into the inboxes of this rank's processes,
  * and the values its gets ask for into reply_out[q], before anybody here
  * writes (every thread of the rank is between the sync's barriers). */
@@ -200,7 +191,7 @@ static void place_replies(int q, int par)
     for (int k = 0; k < team->nlocal; k++)
         for (int d = rank_first(q); d < rank_first(q) + rank_count(q); d++) {
             hyb.replies[pair(d, team->first + k)] = at;
-            at += get_bytes(&team->procs[k].boxes[par][d].gets);
+            at += bsp_get_bytes(&team->procs[k].boxes[par][d].gets);
         }
 }
 
@@ -209,7 +200,7 @@ static uint64_t reply_bytes(int q, int par)
     uint64_t n = 0;
     for (int k = 0; k < thr_team->nlocal; k++)
         for (int d = rank_first(q); d < rank_first(q) + rank_count(q); d++)
-            n += get_bytes(&thr_team->procs[k].boxes[par][d].gets);
+            n += bsp_get_bytes(&thr_team->procs[k].boxes[par][d].gets);
     return n;
 }
 

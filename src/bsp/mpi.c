@@ -193,15 +193,6 @@ static void exchange_streams(void)
     bsp_mpi_wait_all(&mpi.link);
 }
 
-static uint64_t get_bytes(const struct bsp_buf *gets)
-{
-    const struct bsp_get_req *req = (const struct bsp_get_req *)gets->data;
-    uint64_t n = 0;
-    for (size_t i = 0; i < gets->len / sizeof *req; i++)
-        n += req[i].nbytes;
-    return n;
-}
-
 /* Reads the values asked for by process j's gets into reply_out[j]. */
 static void serve_gets(int j)
 {
@@ -262,7 +253,7 @@ static void exchange_gets_and_hps(void)
             bsp_step_apply_hps(&mpi.base, me, &mpi.rx[me].hps);
             continue;
         }
-        bsp_mpi_post_recv(&mpi.link, &mpi.reply_in[j], get_bytes(&mpi.base.out[j].gets), j, TAG_REPLY);
+        bsp_mpi_post_recv(&mpi.link, &mpi.reply_in[j], bsp_get_bytes(&mpi.base.out[j].gets), j, TAG_REPLY);
         bsp_mpi_post_send(&mpi.link, &mpi.reply_out[j], j, TAG_REPLY);
         post_hps(j);
     }
