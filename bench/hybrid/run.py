@@ -18,6 +18,7 @@ its best plan too (a second row, "lv"), whose choices are printed.
 A sequential run (threads, p = 1) is the baseline no parallel one should
 lose to.
 """
+import argparse
 import json
 import os
 import statistics
@@ -38,22 +39,15 @@ CONFIGS = [("sequential p=1", "threads", 1, None), ("threads p=2", "threads", 2,
 
 
 def args():
-    a = {"build": os.path.join(ROOT, "build"), "rounds": 5, "repeat": 5, "n": 10000000, "levels": []}
-    rest = sys.argv[1:]
-    while rest:
-        x = rest.pop(0)
-        if x in ("--rounds", "--repeat", "--n"):
-            a[x[2:]] = int(rest.pop(0))
-        elif x == "--levels":
-            a["levels"].append(os.path.abspath(rest.pop(0)))
-        elif x in ("-h", "--help"):
-            print(__doc__)
-            sys.exit(0)
-        elif x.startswith("-"):
-            sys.exit(f"run.py: unknown option {x}\n{__doc__}")
-        else:
-            a["build"] = os.path.abspath(x)
-    return a
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"), type=os.path.abspath)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--n", type=int, default=10000000)
+    parser.add_argument("--levels", action="append", default=[], type=os.path.abspath,
+                        help="a machine file of vecbsp probe --levels (repeatable)")
+    return vars(parser.parse_args())
 
 
 A = args()

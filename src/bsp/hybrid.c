@@ -374,18 +374,7 @@ void bsp_begin(bsp_nprocs_t maxprocs)
                  "threads on each of its %d ranks", maxprocs, BSP_THREADS_MAX_PROCS, world);
     hyb.per_rank = (maxprocs + world - 1) / world;
     hyb.ranks = (maxprocs + hyb.per_rank - 1) / hyb.per_rank;
-    MPI_Comm_split(MPI_COMM_WORLD, hyb.rank < hyb.ranks ? 0 : MPI_UNDEFINED, hyb.rank, &hyb.link.comm);
-    if (hyb.rank >= hyb.ranks) {
-        /* Surplus ranks take no part, as in other BSPlib libraries. */
-        if (bsp_mpi_own)
-            MPI_Finalize();
-        exit(0);
-    }
-    MPI_Comm_set_errhandler(hyb.link.comm, MPI_ERRORS_ARE_FATAL);
-    bsp_profile_start();
-    bsp_step_start();
-    bsp_buf_start(64 << 10); /* the wires go by Open MPI's single copy, past its 32 KB eager limit */
-    hyb.link.max_message = bsp_mpi_max_message();
+    bsp_mpi_link_open(&hyb.link, hyb.rank, hyb.ranks);
     if (hyb.link.max_message < sizeof(uint64_t) + sizeof(struct bsp_header))
         hyb.link.max_message = sizeof(uint64_t) + sizeof(struct bsp_header); /* a wire's first piece holds its length */
     int first = rank_first(hyb.rank), nlocal = maxprocs - first < hyb.per_rank ? maxprocs - first : hyb.per_rank;

@@ -80,18 +80,7 @@ void bsp_begin(bsp_nprocs_t maxprocs)
     MPI_Bcast(&maxprocs, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (maxprocs < 1 || maxprocs > world)
         bsp_fail(NULL, "bsp_begin: %d processes requested, %d available", maxprocs, world);
-    MPI_Comm_split(MPI_COMM_WORLD, rank < maxprocs ? 0 : MPI_UNDEFINED, rank, &mpi.link.comm);
-    if (rank >= maxprocs) {
-        /* Surplus processes take no part, as in other BSPlib libraries. */
-        if (bsp_mpi_own)
-            MPI_Finalize();
-        exit(0);
-    }
-    MPI_Comm_set_errhandler(mpi.link.comm, MPI_ERRORS_ARE_FATAL);
-    bsp_profile_start();
-    bsp_step_start();
-    bsp_buf_start(64 << 10); /* Open MPI's single copy, past its 32 KB eager limit */
-    mpi.link.max_message = bsp_mpi_max_message();
+    bsp_mpi_link_open(&mpi.link, rank, maxprocs);
     bsp_proc_init(&mpi.base, rank, maxprocs);
     size_t p = (size_t)maxprocs;
     mpi.base.out = bsp_xcalloc(p, sizeof *mpi.base.out);

@@ -102,6 +102,22 @@ size_t bsp_mpi_max_message(void)
     return (size_t)n;
 }
 
+void bsp_mpi_link_open(struct bsp_mpi_link *link, int rank, int members)
+{
+    MPI_Comm_split(MPI_COMM_WORLD, rank < members ? 0 : MPI_UNDEFINED, rank, &link->comm);
+    if (rank >= members) {
+        /* Surplus ranks take no part, as in other BSPlib libraries. */
+        if (bsp_mpi_own)
+            MPI_Finalize();
+        exit(0);
+    }
+    MPI_Comm_set_errhandler(link->comm, MPI_ERRORS_ARE_FATAL);
+    bsp_profile_start();
+    bsp_step_start();
+    bsp_buf_start(64 << 10); /* messages go by Open MPI's single copy, past its 32 KB eager limit */
+    link->max_message = bsp_mpi_max_message();
+}
+
 /* MPI counts are ints: a transfer past max_message bytes goes in pieces,
  * which arrive in order (MPI does not overtake between one pair with one
  * tag), so a stream of any size, or an hpput of INT_MAX bytes, fits. */

@@ -27,6 +27,10 @@ struct bsp_mpi_link {
 
 /* INT_MAX, or BSP_MPI_MAX_MESSAGE=BYTES (tests: pieces without gigabytes). */
 size_t bsp_mpi_max_message(void);
+/* The SPMD section's communicator for the first `members` ranks of the
+ * world into link, and the runtime's profile, supersteps and buffers
+ * started; a rank past them takes no part and exits here. */
+void bsp_mpi_link_open(struct bsp_mpi_link *link, int rank, int members);
 void bsp_mpi_post(struct bsp_mpi_link *link, bool send, char *data, uint64_t nbytes, int peer, int tag);
 void bsp_mpi_post_recv(struct bsp_mpi_link *link, struct bsp_buf *b, uint64_t nbytes, int src, int tag);
 void bsp_mpi_post_send(struct bsp_mpi_link *link, const struct bsp_buf *b, int dst, int tag);
