@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""validate.py [BUILD] [--out FILE.md] [--configs threads:1,threads:2,mpi:1,mpi:2]
+"""validate.py [BUILD] [--out FILE.md] [--configs threads:1,threads:2,mpi:1,mpi:2,hybrid:2x1,...]
                [--rounds R] [--repeat K] [--only NAME,...] [--probe-dir DIR] [--reuse-probes]
 
 Out-of-sample validation: the programs of tests/validation/corpus and
 examples/ (none of them among the probe's calibration programs, in
 src/cli/calibrate.c), each at the sizes its "# sizes:" lines give, predicted
 by both models for a machine probed for each configuration (backend and p),
-and measured.
+and measured. A configuration hybrid:RxT runs the hybrid backend on R MPI
+ranks of T threads, planned and predicted for the two-level machine that
+`vecbsp probe --levels RxT` measures (docs/hierarchical.md); it is not
+among the default configurations.
 
 Measurement, for a machine whose speed changes from one moment to the next:
 R rounds (default 3); each round checks the cores' steadiness
@@ -36,9 +39,41 @@ from measuring import Progress, Workspace, spread, steady
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+class Config:
+    """A configuration: a backend at p processes; for hybrid, on `ranks` MPI ranks of p / ranks threads."""
+
+    def __init__(self, backend, p, ranks=None):
+        self.backend, self.p, self.ranks = backend, p, ranks
+
+    @property
+    def label(self):
+        """As in titles: "threads, p = 2", "hybrid, 2 x 1"."""
+        return f"{self.backend}, {self.ranks} x {self.p // self.ranks}" if self.ranks else f"{self.backend}, p = {self.p}"
+
+    @property
+    def tag(self):
+        """As in file names: "threads-p2", "hybrid-2x1"."""
+        return f"{self.backend}-{self.ranks}x{self.p // self.ranks}" if self.ranks else f"{self.backend}-p{self.p}"
+
+
+def parse_config(text):
+    """"threads:2" or "hybrid:2x1" (ranks x threads)."""
+    try:
+        backend, size = text.split(":")
+        if backend == "hybrid":
+            ranks, threads = (int(x) for x in size.split("x"))
+            return Config(backend, ranks * threads, ranks)
+        if backend in ("threads", "mpi"):
+            return Config(backend, int(size))
+    except ValueError:
+        pass
+    sys.exit(f"validate.py: --configs: {text} is not BACKEND:P (threads, mpi) or hybrid:RANKSxTHREADS")
+
+
 def parse_args(argv):
     a = {"build": os.path.join(ROOT, "build"), "out": os.path.join(ROOT, "docs", "validation.md"),
-         "configs": [("threads", 1), ("threads", 2), ("mpi", 1), ("mpi", 2)], "rounds": 3, "repeat": 5,
+         "configs": [Config("threads", 1), Config("threads", 2), Config("mpi", 1), Config("mpi", 2)],
+         "rounds": 3, "repeat": 5,
          "only": None, "probe_dir": os.path.join(ROOT, "docs", "validation"), "reuse_probes": False}
     rest = list(argv)
     while rest:
@@ -49,7 +84,7 @@ def parse_args(argv):
         elif x in ("--rounds", "--repeat"):
             a[x[2:]] = int(rest.pop(0))
         elif x == "--configs":
-            a["configs"] = [(c.split(":")[0], int(c.split(":")[1])) for c in rest.pop(0).split(",")]
+            a["configs"] = [parse_config(c) for c in rest.pop(0).split(",")]
         elif x == "--reuse-probes":
             a["reuse_probes"] = True
         elif x == "--only":
@@ -121,17 +156,20 @@ def define_args(defs):
 
 # ---------------------------------------------------------------- machines
 
-def probe(backend, p):
+def probe(cfg):
     """The machine file for a configuration: probed once into --probe-dir."""
     os.makedirs(A["probe_dir"], exist_ok=True)
-    path = os.path.join(A["probe_dir"], f"machine-{backend}-p{p}.json")
+    path = os.path.join(A["probe_dir"], f"machine-{cfg.tag}.json")
     if A["reuse_probes"]:
         if not os.path.exists(path):
             sys.exit(f"validate.py: --reuse-probes: no {path}")
         return path
-    PROGRESS.say(f"probing {backend} p = {p} into {os.path.relpath(path, ROOT)}")
-    PROGRESS.show(f"{backend} p = {p}: probing")
-    vecbsp("probe", "-p", str(p), "--backend", backend, "-o", path)
+    PROGRESS.say(f"probing {cfg.label} into {os.path.relpath(path, ROOT)}")
+    PROGRESS.show(f"{cfg.label}: probing")
+    if cfg.ranks:
+        vecbsp("probe", "--levels", f"{cfg.ranks}x{cfg.p // cfg.ranks}", "-o", path)
+    else:
+        vecbsp("probe", "-p", str(cfg.p), "--backend", cfg.backend, "-o", path)
     return path
 
 
@@ -144,10 +182,11 @@ def predict(row, machine, p, model):
     return json.loads(out)["seconds"]
 
 
-def measure_once(row, machine, backend, p):
+def measure_once(row, machine, cfg):
     _, path, defs = row
-    out = vecbsp("run", path, *define_args(defs), "--random", "1", "-p", str(p), "--backend", backend,
-                 "--repeat", str(A["repeat"]), "--json", machine=machine)
+    nodes = ["--nodes", str(cfg.ranks)] if cfg.ranks else []
+    out = vecbsp("run", path, *define_args(defs), "--random", "1", "-p", str(cfg.p), "--backend", cfg.backend,
+                 *nodes, "--repeat", str(A["repeat"]), "--json", machine=machine)
     return json.loads(out)["seconds_median"]
 
 
@@ -162,32 +201,40 @@ def predicted_row(row, machine, p):
     return res
 
 
-def validate_config(all_rows, backend, p):
-    machine = probe(backend, p)
+def validate_config(all_rows, cfg):
+    clock = time.monotonic()
+    machine = probe(cfg)
+    seconds = {"probe": time.monotonic() - clock}
+    clock = time.monotonic()
     predicted = []
     for i, r in enumerate(all_rows):
-        PROGRESS.show(f"{backend} p = {p}: predicting", i, len(all_rows), f"{r[0]} {' '.join(r[2])}")
-        predicted.append(predicted_row(r, machine, p))
+        PROGRESS.show(f"{cfg.label}: predicting", i, len(all_rows), f"{r[0]} {' '.join(r[2])}")
+        predicted.append(predicted_row(r, machine, cfg.p))
     refused = [res for res in predicted if "refused" in res]
     rows = [r for r, res in zip(all_rows, predicted) if "refused" not in res]
     results = [res for res in predicted if "refused" not in res]
+    seconds["predict"] = time.monotonic() - clock
+    clock = time.monotonic()
     slow = []
     for rnd in range(A["rounds"]):
-        share = WS.slow_share(backend, p)
+        # No bspprobe runs hybrid: its steadiness is taken on MPI at the same p.
+        share = WS.slow_share("mpi" if cfg.ranks else cfg.backend, cfg.p)
         slow.append(share)
-        PROGRESS.say(f"  {backend} p = {p}: round {rnd + 1} of {A['rounds']} (slow timings {share})")
+        PROGRESS.say(f"  {cfg.label}: round {rnd + 1} of {A['rounds']} (slow timings {share})")
         for i, (row, res) in enumerate(zip(rows, results)):
-            PROGRESS.show(f"{backend} p = {p}: measuring, round {rnd + 1} of {A['rounds']}", i, len(rows),
+            PROGRESS.show(f"{cfg.label}: measuring, round {rnd + 1} of {A['rounds']}", i, len(rows),
                           f"{row[0]} {' '.join(row[2])}")
-            res["rounds"].append(measure_once(row, machine, backend, p))
+            res["rounds"].append(measure_once(row, machine, cfg))
             res["unsteady"] |= not steady(share)
+    seconds["measure"] = time.monotonic() - clock
     for res in results:
         res["measured"] = min(res["rounds"])
         res["median"] = statistics.median(res["rounds"])
         res["spread"] = spread(res["rounds"])
         for model in ("exact", "paper"):
             res[model + "_error"] = (res[model] - res["measured"]) / res["measured"]
-    return {"backend": backend, "p": p, "machine": machine, "rows": results, "refused": refused, "slow_shares": slow}
+    return {"backend": cfg.backend, "p": cfg.p, "ranks": cfg.ranks, "label": cfg.label, "tag": cfg.tag,
+            "machine": machine, "rows": results, "refused": refused, "slow_shares": slow, "seconds": seconds}
 
 
 # ---------------------------------------------------------------- summaries
@@ -217,7 +264,7 @@ def percent(x):
 
 def plot(cfg, svg):
     """Predicted against measured, log-log, both models, with the line of equality."""
-    data = os.path.join(WS.dir, f"{cfg['backend']}-{cfg['p']}.dat")
+    data = os.path.join(WS.dir, f"{cfg['tag']}.dat")
     with open(data, "w") as f:
         for r in cfg["rows"]:
             f.write(f"{r['measured']} {r['exact']} {r['paper']}\n")
@@ -226,7 +273,7 @@ set output '{svg}'
 set logscale xy
 set format x '%.0e'; set format y '%.0e'
 set xlabel 'measured (s)'; set ylabel 'predicted (s)'
-set title '{cfg['backend']}, p = {cfg['p']}: {len(cfg['rows'])} runs of programs no fit has seen'
+set title '{cfg['label']}: {len(cfg['rows'])} runs of programs no fit has seen'
 set key top left
 plot '{data}' using 1:2 title 'exact' pt 7 ps 0.6, '{data}' using 1:3 title 'paper' pt 6 ps 0.6, x title 'predicted = measured' lt 0
 """
@@ -262,8 +309,8 @@ def report(configs, started):
         "",
         "## Summary",
         "",
-        "| backend | p | programs | exact: median, largest, over 25% | paper: median, largest | ranking right (exact) | ranking right (paper) | spread: median, largest | rows not steady |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| configuration | programs | exact: median, largest, over 25% | paper: median, largest | ranking right (exact) | ranking right (paper) | spread: median, largest | rows not steady |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for which, keep in (("corpus", False), ("examples", True)):
         for cfg in configs:
@@ -272,16 +319,16 @@ def report(configs, started):
                 continue
             e, pa = summary(rows, "exact"), summary(rows, "paper")
             spreads = [r["spread"] for r in rows]
-            lines.append(f"| {cfg['backend']} | {cfg['p']} | {which} | {100 * e['median']:.1f}%, "
+            lines.append(f"| {cfg['label']} | {which} | {100 * e['median']:.1f}%, "
                          f"{100 * e['largest']:.1f}%, {e['over25']} | {100 * pa['median']:.1f}%, "
                          f"{100 * pa['largest']:.1f}% | {e['right']} of {e['pairs']} | {pa['right']} of {pa['pairs']} | "
                          f"{100 * statistics.median(spreads):.1f}%, {100 * max(spreads):.1f}% | "
                          f"{sum(r['unsteady'] for r in rows)} of {len(rows)} |")
     for cfg in configs:
-        svg = os.path.join(fig_dir, f"validation-{cfg['backend']}-p{cfg['p']}.svg")
+        svg = os.path.join(fig_dir, f"validation-{cfg['tag']}.svg")
         plot(cfg, svg)
         worst = sorted(cfg["rows"], key=lambda r: -abs(r["exact_error"]))[:3]
-        lines += ["", f"## {cfg['backend']}, p = {cfg['p']}", "",
+        lines += ["", f"## {cfg['label']}", "",
                   f"Machine file `{os.path.relpath(cfg['machine'], out_dir)}`. Largest exact errors: " +
                   ", ".join(f"{r['name']} {r['defs']} ({percent(r['exact_error'])})" for r in worst) + ".", "",
                   f"![predicted against measured]({os.path.relpath(svg, out_dir)})", "",
@@ -294,7 +341,9 @@ def report(configs, started):
             lines.append(f"| {r['name']}{mark} | {r['defs']} | {r['measured']:.4g} | {r['median']:.4g} | "
                          f"{100 * r['spread']:.1f}% | {r['exact']:.4g} | {percent(r['exact_error'])} | "
                          f"{r['paper']:.4g} | {percent(r['paper_error'])} |")
-    lines += ["", f"Run time: {(time.time() - started) / 60:.1f} minutes. Past runs: "
+    phases = "; ".join(f"{c['label']}: probe {c['seconds']['probe']:.0f} s, predict {c['seconds']['predict']:.0f} s, "
+                       f"measure {c['seconds']['measure']:.0f} s" for c in configs)
+    lines += ["", f"Run time: {(time.time() - started) / 60:.1f} minutes ({phases}). Past runs: "
               "[validation-history.md](validation-history.md).", ""]
     write_atomically(A["out"], "\n".join(lines))
     write_atomically(os.path.splitext(A["out"])[0] + ".json", json.dumps(configs, indent=1))
@@ -310,12 +359,12 @@ def write_atomically(path, text):
 def main():
     started = time.time()
     rows = corpus()
-    configs = [validate_config(rows, backend, p) for backend, p in A["configs"]]
+    configs = [validate_config(rows, cfg) for cfg in A["configs"]]
     PROGRESS.end()
     report(configs, started)
     for cfg in configs:
         e = summary([r for r in cfg["rows"] if not r["example"]], "exact")
-        print(f"{cfg['backend']} p = {cfg['p']}, corpus: exact median {100 * e['median']:.1f}%, largest "
+        print(f"{cfg['label']}, corpus: exact median {100 * e['median']:.1f}%, largest "
               f"{100 * e['largest']:.1f}%, ranking {e['right']} of {e['pairs']}")
     print(f"wrote {os.path.relpath(A['out'])} and its .json")
 

@@ -35,7 +35,7 @@ const CliCommand cli_commands[] = {
      "do the programs compute the same (a shrunk counterexample if not), and which is cheaper where"},
     {"run", CMD_RUN, cmd_run, "FILE [-D NAME=VALUE...] [--input NAME=VALUE...] [--random SEED] [-p P]",
      "compile to C over BSPlib (cached), run on P processes, print the result"},
-    {"compile", CMD_COMPILE, cmd_compile, "FILE [-o OUT.c] [-D NAME=VALUE...] [-p P]",
+    {"compile", CMD_COMPILE, cmd_compile, "FILE [-o OUT.c] [-D NAME=VALUE...] [-p P] [--backend hybrid]",
      "emit the standalone C program over the BSPlib API"},
     {"plan", CMD_PLAN, cmd_plan, "FILE [-D NAME=VALUE...] [-p P] [--vary p=FROM:TO]",
      "the implementation chosen for every skeleton application, and the alternatives' predicted times"},
@@ -84,8 +84,9 @@ const CliFlag cli_flags[] = {
      "measure all the points R times, keep the fastest round"},
     {FLAG_BACKEND, "--backend", NULL, "threads|mpi", false, MEASURE_CMDS | CMD_PROBE,
      "the BSPlib runtime's backend (default threads)"},
-    {FLAG_BACKEND, "--backend", NULL, "threads|mpi|hybrid", false, CMD_RUN,
-     "the BSPlib runtime's backend (default threads; hybrid: MPI ranks, each running threads)"},
+    {FLAG_BACKEND, "--backend", NULL, "threads|mpi|hybrid", false, CMD_RUN | CMD_COMPILE,
+     "the BSPlib runtime's backend (default threads; hybrid: MPI ranks, each running threads, "
+     "planned for the machine's levels)"},
     {FLAG_NODES, "--nodes", NULL, "N", false, CMD_RUN,
      "with --backend hybrid: N MPI ranks of P/N threads each, rounded up (default: the machine's top fan-out, or 1)"},
     {FLAG_PROFILE, "--profile", NULL, NULL, false, CMD_RUN,
@@ -214,9 +215,13 @@ static void apply(Options *opt, const CliFlag *f, const char *name, const char *
   case FLAG_REPEAT: opt->repeat = (int)parse_integer(name, v, 1, 1000000); break;
   case FLAG_ROUNDS: opt->rounds = (int)parse_integer(name, v, 1, 1000); break;
   case FLAG_BACKEND:
-    if (cmd->id == CMD_RUN && strcmp(v, "threads") && strcmp(v, "mpi") && strcmp(v, "hybrid"))
-      fatal("%s must be 'threads', 'mpi' or 'hybrid', got '%s'", name, v);
-    opt->backend = cmd->id == CMD_RUN ? v : one_of(name, v, "threads", "mpi");
+    if (cmd->id & (CMD_RUN | CMD_COMPILE)) {
+      if (strcmp(v, "threads") && strcmp(v, "mpi") && strcmp(v, "hybrid"))
+        fatal("%s must be 'threads', 'mpi' or 'hybrid', got '%s'", name, v);
+      opt->backend = v;
+    } else {
+      opt->backend = one_of(name, v, "threads", "mpi");
+    }
     break;
   case FLAG_NODES: opt->nodes = (int)parse_integer(name, v, 1, 1 << 20); break;
   case FLAG_PROFILE: opt->profile = true; break;

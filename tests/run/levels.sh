@@ -4,7 +4,9 @@
 # on the 2 x 2 machine of levels-2x2.json (and once on 1 rank of 4
 # threads, where every group sync is within the rank): run prints eval's
 # result, and the exact model's supersteps equal the ones run --profile
-# counts, every count of every superstep (COMPARE is tests/gen/compare.py).
+# counts, every count of every superstep (COMPARE is tests/gen/compare.py);
+# and `vecbsp compile --backend hybrid` emits the same plan as a standalone
+# program that bspcc and bsprun build and run (bspcc, bsprun beside VECBSP).
 set -u
 vecbsp=$1 compare=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,4 +37,11 @@ done
 case_ "$here/levels.vec" $follow,inputs=root 1 n=10
 for n in 4 16; do case_ "$here/exact-dh.vec" $follow 2 n=$n; done
 python3 "$compare" "$dir/manifest" || exit 1
+bin=$(dirname "$vecbsp")
+"$vecbsp" compile --backend hybrid --machine "$machine" --plan $follow -p 4 "$here/levels.vec" -o "$dir/prog.c" &&
+  grep -q bsp_group_sync "$dir/prog.c" && "$bin/bspcc" --backend=hybrid -O0 -Wall -Werror "$dir/prog.c" -o "$dir/prog" ||
+  { echo "FAIL: compile --backend hybrid: no standalone program by levels"; exit 1; }
+want=$("$vecbsp" eval "$here/levels.vec" -D n=10 --random 7)
+got=$("$bin/bsprun" --backend=hybrid --nodes 2 -n 4 "$dir/prog" -D n=10 --random 7)
+[ "$got" = "$want" ] || { echo "FAIL: the standalone program by levels printed '$got', eval '$want'"; exit 1; }
 echo "$cases cases: run prints eval's result, the model equals the counts"
