@@ -159,51 +159,74 @@ for n, thesis in [(512, 8), (1024, 16)]:
              f"optimum here p = {best}, chosen at p = 16: {chosen[-1][0]}", expected=n == 1024)
 
 
-def optimum_over_k0(n, k0s):
-    """The best configuration for merge sort of n at each start-up K0 (the other
-    parameters the thesis's machine's)."""
+def fastest_p(n, **topology):
+    """The best configuration for merge sort of n on the thesis's machine with
+    some of its topology's parameters changed."""
     with open(MACHINE) as f:
         machine = json.load(f)
-    best = []
+    machine["topology"].update(topology)
     tmp = tempfile.mkdtemp(prefix="topology-figures-")
     try:
-        for k0 in k0s:
-            machine["topology"]["K0"] = k0
-            path = os.path.join(tmp, "machine.json")
-            with open(path, "w") as f:
-                json.dump(machine, f)
-            args = [VECBSP, "plan", os.path.join(ROOT, "examples", "mergesort.vec"), "-D", f"n={n}", "--machine", path,
-                    "--plan", THESIS_PLAN, "--json"]
-            best.append(json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)["p"])
+        path = os.path.join(tmp, "machine.json")
+        with open(path, "w") as f:
+            json.dump(machine, f)
+        args = [VECBSP, "plan", os.path.join(ROOT, "examples", "mergesort.vec"), "-D", f"n={n}", "--machine", path,
+                "--plan", THESIS_PLAN, "--json"]
+        return json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)["p"]
     finally:
         shutil.rmtree(tmp, True)
-    return best
 
 
-if not CHECK:  # where the thesis's two optima hold together, over K0
-    K0S = [round(1e-5 * 10 ** (i / 8), 8) for i in range(0, 25)]
-    bands = {f"n = {n}": optimum_over_k0(n, K0S) for n in (512, 1024)}
-    csv = os.path.join(OUT, "topology-mergesort-k0.csv")
+def boundary(n, key, low, high):
+    """Where merge sort of n stops being fastest at the p it is at `low` as the
+    topology's `key` grows to `high` (bisected to 0.1%)."""
+    p = fastest_p(n, **{key: low})
+    while high / low > 1.001:
+        middle = (low * high) ** 0.5
+        low, high = (middle, high) if fastest_p(n, **{key: middle}) == p else (low, middle)
+    return (low * high) ** 0.5
+
+
+def sweep_figure(name, key, values, xlabel, bounds):
+    """The fastest configuration at n = 512 and 1024 against one parameter,
+    and the range of it where the thesis's two optima hold together: [low,
+    high], each bisected between the two samples that bracket it."""
+    bands = {n: [fastest_p(n, **{key: v}) for v in values] for n in (512, 1024)}
+    csv = os.path.join(OUT, f"{name}.csv")
     with open(csv, "w") as f:
-        f.write("K0," + ",".join(bands) + "\n")
-        for i, k0 in enumerate(K0S):
-            f.write(f"{k0}," + ",".join(str(bands[b][i]) for b in bands) + "\n")
-    both = [k0 for i, k0 in enumerate(K0S) if bands["n = 512"][i] == 8 and bands["n = 1024"][i] == 16]
-    print(f"merge sort: the thesis's optima (8 at n = 512, 16 at n = 1024) hold together for K0 in "
-          f"{both[0] if both else '-'} .. {both[-1] if both else '-'} s (sampled)")
+        f.write(f"{key},n = 512,n = 1024\n")
+        for i, v in enumerate(values):
+            f.write(f"{v},{bands[512][i]},{bands[1024][i]}\n")
+    low = boundary(512, key, *bounds[0])   # n = 512 falls from 16 to 8
+    high = boundary(1024, key, *bounds[1])  # n = 1024 falls from 16 to 8
+    print(f"merge sort: the thesis's optima (8 at n = 512, 16 at n = 1024) hold together for {key} from "
+          f"{low:.4g} to {high:.4g}")
     subprocess.run(["gnuplot"], text=True, check=True, input=f"""set terminal svg size 640,420 dynamic font 'sans,11'
-set output '{os.path.join(OUT, "topology-mergesort-k0.svg")}'
+set output '{os.path.join(OUT, name + ".svg")}'
 set datafile separator ','
-set title "Merge sort: the best configuration against the start-up K0"
-set xlabel 'K0 (s), at 1e6 operations per second and 1.7e6 bytes per second'
+set title "Merge sort: the best configuration against {key}"
+set xlabel '{xlabel}'
 set ylabel 'processors of the fastest plan'
 set logscale xy 2
-set logscale x 10
 set ytics (1, 2, 4, 8, 16)
 set yrange [0.8:20]
-set key bottom left
+set key center left
+set arrow from {low},0.8 to {low},20 nohead dashtype 2
+set arrow from {high},0.8 to {high},20 nohead dashtype 2
 plot '{csv}' using 1:2 with steps title 'n = 512 (thesis: 8)', '' using 1:3 with steps title 'n = 1024 (thesis: 16)'
 """)
+
+
+# Where the thesis's two optima hold together (its formula is ours, the
+# test topology.cli checks it): over K0, and over the bytes of an element at
+# the thesis's K0 of 100 merge steps (section 7.2.3).
+if not CHECK:
+    sweep_figure("topology-mergesort-k0", "K0", [round(1e-5 * 10 ** (i / 8), 8) for i in range(0, 25)],
+                 "K0 (s), at 1e6 merge steps per second, 1.7e6 bytes per second, 4-byte elements",
+                 [(1e-4, 1e-3), (1e-3, 1e-2)])
+    sweep_figure("topology-mergesort-bytes", "element_bytes", [round(2 ** (i / 4), 3) for i in range(0, 33)],
+                 "bytes of an element, at K0 = 100 merge steps (1e-4 s) and 1.7e6 bytes per second",
+                 [(4, 32), (32, 256)])
 
 # Jacobi iteration (thesis 7.4.3), 32 x 32: the best implementation (all
 # phases and the test in parallel) still gains at p = 16; the second best

@@ -155,4 +155,37 @@ r = run("plan", "examples/matvec1.vec", "-D", "m=64", "-D", "n=64", "--machine",
 check(r.returncode == 0 and [row["p"] for row in json.loads(r.stdout)["rows"]] == [1, 2, 4, 8],
       "plan --vary on a hypercube: its configurations only")
 
+# Merge sort planned on the thesis's hypercube (grown to 64) against the
+# thesis's own prediction (section 7.4.2.1), summed here term by term: the
+# scatter of xs (6.8), the n/2p msorts (a merge of 1 and 1: 2 steps), the
+# local g_fold of the pairs and the d combinations of partial results that
+# double (6.30), with merge's cost f(a, b) = a + b steps of 1 / s seconds;
+# split makes views (the thesis's S, list rearrangement, is left out).
+k0, k1, e, step = 1e-4, 1.7e6, 4, 1e-6
+cube64 = machine("meiko64.json", {"s": 1 / step, "topology": {"kind": "hypercube", "p": 64, "K0": k0, "K1": k1,
+                                                               "element_bytes": e}})
+
+
+def merge_steps(a, b):
+    return (a + b) * step
+
+
+def thesis_mergesort(n, p):
+    d, block = int(math.log2(p)), n // p
+    scatter = d * k0 + n * e / k1 * (p - 1) / p
+    msort = block // 2 * merge_steps(1, 1)
+    local = sum(merge_steps(2 * i, 2) for i in range(1, block // 2))
+    rounds = sum(k0 + 2 ** i * block * e / k1 + merge_steps(2 ** i * block, 2 ** i * block) for i in range(d))
+    return scatter + msort + local + rounds
+
+
+for n in (512, 1024):
+    for p in (1, 2, 4, 8, 16, 32, 64):
+        r = run("plan", "examples/mergesort.vec", "-D", f"n={n}", "--machine", cube64, "-p", str(p),
+                "--plan", "best,inputs=root,result=block", "--json")
+        check(r.returncode == 0, f"plan mergesort n = {n}, p = {p}: {r.stderr}")
+        if r.returncode == 0:
+            got, want = json.loads(r.stdout)["seconds"], thesis_mergesort(n, p)
+            check(close(got, want), f"plan mergesort n = {n}, p = {p}: {got} s, the thesis's (7.4.2.1) {want} s")
+
 finish()
