@@ -776,7 +776,9 @@ static const char *cg_iter(Cg *g, Ir *e) {
   const char *acc = define_temp(g, e->ty, x);
   bool counted = count_static(g, e->body, n);
   open_block(g, "for (int64_t %s = 0; %s < %s; %s++)", k, k, n, k);
-  emit(g, "%s = %s;", acc, apply_counted(g, e, counted, acc, NULL));
+  // Over a pair (lower.c, pair_iter): its components are the variables.
+  const char *state = e->y ? fmt(g, "%s.a", acc) : acc, *other = e->y ? fmt(g, "%s.b", acc) : NULL;
+  emit(g, "%s = %s;", acc, apply_counted(g, e, counted, state, other));
   close_block(g);
   return acc;
 }

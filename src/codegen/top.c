@@ -308,17 +308,38 @@ static void assign(Cg *g, IrVar *x, CgVal v) {
   if (v.n) emit(g, "%s = %s;", length_name(g, var_name(g, x)), v.n);
 }
 
+// A value held apart from the variable it is assigned to (it may be that
+// variable, or read it).
+static CgVal held(Cg *g, Type *t, CgVal v) {
+  return (CgVal){define_temp(g, t, v.v), v.n ? define_temp(g, int_type(g), v.n) : NULL};
+}
+
 // iter whose function runs regions: every process runs the iterations.
+// Over a pair (lower.c, pair_iter), its components are the variables: each
+// is delivered where its variable lives, the body's lets bound on the way,
+// both read before either is assigned; the pair after the last iteration
+// is made from them.
 static CgVal cg_top_iter(Cg *g, Ir *e) {
-  CgVal init = cg_deliver(g, e->a), k = cg_deliver(g, e->b);
+  CgVal init = cg_deliver(g, e->y ? e->a->a : e->a), other = e->y ? cg_deliver(g, e->a->b) : (CgVal){0};
+  CgVal k = cg_deliver(g, e->b);
   emit(g, "/* iter at %s */", where(g, e->pos));
   emit(g, "if (pid == 0 && %s < 0) rt_error(%s, \"iter with a negative count (%%\" PRId64 \")\", %s);", k.v,
        site(g, e->pos), k.v);
   bind(g, e->x, init);
+  if (e->y) bind(g, e->y, other);
   const char *i = temp(g);
   open_block(g, "for (int64_t %s = 0; %s < %s; %s++)", i, i, k.v, i);
-  assign(g, e->x, cg_deliver(g, e->body));
+  if (e->y) {
+    Ir *next = e->body;
+    for (; next->kind == IR_LET; next = next->body) bind(g, next->var, cg_deliver(g, next->a));
+    CgVal a = held(g, next->a->ty, cg_deliver(g, next->a)), b = held(g, next->b->ty, cg_deliver(g, next->b));
+    assign(g, e->x, a);
+    assign(g, e->y, b);
+  } else {
+    assign(g, e->x, cg_deliver(g, e->body));
+  }
   close_block(g);
+  if (e->y) return cg_deliver(g, e->c);
   return (CgVal){var_name(g, e->x), init.n ? length_name(g, var_name(g, e->x)) : NULL};
 }
 

@@ -504,10 +504,10 @@ static Shape *iter(Ex *x, Ir *e) {
   x->now->elems += k;
   count_carried(x->now, e->carried, k);
   Shape *env = env_key(x, e);
-  for (int64_t i = 0; i < k; i++) {
-    Shape *r = apply(x, e, env, acc, NULL, 1);
+  for (int64_t i = 0; i < k; i++) {  // over a pair (lower.c, pair_iter): its components are the variables
+    Shape *r = apply(x, e, env, e->y ? acc->a : acc, e->y ? acc->b : NULL, 1);
     if (r == acc) {
-      apply(x, e, env, acc, NULL, k - 1 - i);
+      apply(x, e, env, e->y ? acc->a : acc, e->y ? acc->b : NULL, k - 1 - i);
       break;
     }
     acc = r;
@@ -1608,8 +1608,11 @@ static Shape *region(Ex *x, Ir *e) {
 // iter whose function runs regions: its iterations at top level; once
 // three inputs in a row are the same shape the iterations are in a steady
 // state and the rest repeat the last one.
+// Over a pair (lower.c, pair_iter), its components are the variables: each
+// is delivered where its variable lives, the body's lets bound on the way,
+// and the pair after the last iteration is made from them.
 static Shape *top_iter(Ex *x, Ir *e) {
-  Shape *acc = deliver(x, e->a);
+  Shape *acc = e->y ? shape_pair(&x->sh, deliver(x, e->a->a), deliver(x, e->a->b)) : deliver(x, e->a);
   int64_t k = deliver(x, e->b)->n.k;
   Shape *prev1 = NULL, *prev2 = NULL;
   Mark last = mark(x);
@@ -1619,11 +1622,17 @@ static Shape *top_iter(Ex *x, Ir *e) {
       break;
     }
     Mark before = mark(x);
-    x->env[e->x->id] = acc;
-    Shape *next = deliver(x, e->body);
-    prev2 = prev1, prev1 = acc, acc = next, last = before;
+    Ir *next = e->body;
+    x->env[e->x->id] = e->y ? acc->a : acc;
+    if (e->y) x->env[e->y->id] = acc->b;
+    for (; e->y && next->kind == IR_LET; next = next->body) x->env[next->var->id] = deliver(x, next->a);
+    Shape *r = e->y ? shape_pair(&x->sh, deliver(x, next->a), deliver(x, next->b)) : deliver(x, next);
+    prev2 = prev1, prev1 = acc, acc = r, last = before;
   }
-  return acc;
+  if (!e->y) return acc;
+  x->env[e->x->id] = acc->a;
+  x->env[e->y->id] = acc->b;
+  return deliver(x, e->c);
 }
 
 // Any other form holding a region: its operands where it runs, then its

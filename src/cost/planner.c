@@ -64,6 +64,7 @@ typedef struct Dp {
   Layout *input;        // by input: the layout tried
   Plan *commit;         // when set: where the chosen options go
   int forced, forced_alt;  // a region (id; 0: none) held to one alternative
+  Layout state[2];      // the layouts of the variables of the iteration over a pair being solved
   double *memo;         // by node id and layout
   unsigned *stamp;      // by node id and layout: the generation memo holds
   unsigned generation;  // of the variables' layouts
@@ -157,7 +158,53 @@ static double let_option(Dp *d, Ir *e, Layout to, int i) {
   return c < INF ? c + solve(d, e->body, to) : INF;
 }
 
+// The pair after an iteration over a pair, made on process 0 or on every
+// process from its components, and delivered where its consumer reads it.
+static double last_pair_option(Dp *d, Ir *e, Layout to, int i) {
+  Layout p[2];
+  places(d, p);
+  if (d->commit) d->commit->place[e->c->id] = p[i];
+  return references_to(d, e->c, p[i]) + conv(d, e, p[i], to);
+}
+
+static double state(Dp *d, Ir *e);
+
+// A let in the body of an iteration over a pair, its variable in layout i.
+static double state_let_option(Dp *d, Ir *e, Layout to, int i) {
+  (void)to;
+  Layout l = all_layouts[i];
+  if (!fits(e->a, l)) return INF;
+  if (d->commit) d->commit->place[e->id] = l;
+  bind(d, e->var, l);
+  double c = solve(d, e->a, l);
+  return c < INF ? c + state(d, e->body) : INF;
+}
+
+// The body of an iteration over a pair: its lets, then each component of
+// the next pair delivered where its variable lives (d->state).
+static double state(Dp *d, Ir *e) {
+  if (e->kind == IR_LET) return best_option(d, e, LAY_NONE, 3, state_let_option);
+  return solve(d, e->a, d->state[0]) + solve(d, e->b, d->state[1]);
+}
+
+// An iteration over a pair (lower.c, pair_iter), its variables in layouts
+// i / 3 and i % 3: nine options, as two lets have.
+static double pair_iter_option(Dp *d, Ir *e, Layout to, int i) {
+  Layout x = all_layouts[i / 3], y = all_layouts[i % 3], outer[2] = {d->state[0], d->state[1]};
+  if (!fits(e->a->a, x) || !fits(e->a->b, y)) return INF;
+  if (d->commit) d->commit->place[e->id] = x, d->commit->place[e->a->id] = y;
+  bind(d, e->x, x);
+  bind(d, e->y, y);
+  double c = solve(d, e->a->a, x) + solve(d, e->a->b, y) + solve(d, e->b, LAY_ALL);
+  d->state[0] = x, d->state[1] = y;
+  c += state(d, e->body);
+  d->state[0] = outer[0], d->state[1] = outer[1];
+  Layout p[2];
+  return c < INF ? c + best_option(d, e, to, places(d, p), last_pair_option) : INF;
+}
+
 static double iter_option(Dp *d, Ir *e, Layout to, int i) {
+  if (e->y) return pair_iter_option(d, e, to, i);
   Layout l = all_layouts[i];
   if (!fits(e, l)) return INF;
   if (d->commit) d->commit->place[e->id] = l;
@@ -222,7 +269,7 @@ static double solve_uncached(Dp *d, Ir *e, Layout to) {
   }
   switch (e->kind) {
   case IR_LET: return best_option(d, e, to, 3, let_option);
-  case IR_ITER: return best_option(d, e, to, 3, iter_option);
+  case IR_ITER: return best_option(d, e, to, e->y ? 9 : 3, iter_option);
   case IR_IFS: return best_option(d, e, to, 3, ifs_option);
   default:
     if (ir_is_skeleton(e->kind) && e->mode == MODE_TOP)

@@ -183,9 +183,45 @@ static Layout derive_region(Plan *pl, Ir *e) {
   return pl->have[e->id] = c->out;
 }
 
+// The layout of a variable bound at top level to a value made in layout
+// made: where the plan places it (the place chosen), if it can live there.
+static Layout bind_var(Plan *pl, IrVar *v, Layout chosen, Layout made) {
+  return pl->var[v->id] = chosen == LAY_NONE || (chosen == LAY_BLOCK && v->ty->kind != T_VEC) ? made : chosen;
+}
+
+// A top-level let: its variable lives where its value is made, or where the plan says.
+static void derive_let(Plan *pl, Ir *e) {
+  Layout made = derive(pl, e->a);
+  require(pl, e->a, bind_var(pl, e->var, pl->place[e->id], made));
+}
+
+// A top-level iteration over a pair (lower.c, pair_iter): each component
+// lives in a layout of its own from one iteration to the next (x's where
+// the plan places the iter, y's where it places the first pair), the
+// body's lets where the plan places them; the pair after the last
+// iteration is made where its components meet (docs/compiler.md,
+// "Iterations over pairs").
+static Layout derive_pair_iter(Plan *pl, Ir *e) {
+  Layout made[2] = {derive(pl, e->a->a), derive(pl, e->a->b)};
+  derive(pl, e->b);
+  require(pl, e->a->a, bind_var(pl, e->x, pl->place[e->id], made[0]));
+  require(pl, e->a->b, bind_var(pl, e->y, pl->place[e->a->id], made[1]));
+  require(pl, e->b, LAY_ALL);
+  Ir *next = e->body;
+  for (; next->kind == IR_LET; next = next->body) derive_let(pl, next);
+  derive(pl, next->a);
+  derive(pl, next->b);
+  require(pl, next->a, pl->var[e->x->id]);
+  require(pl, next->b, pl->var[e->y->id]);
+  Layout at = derive(pl, e->c);
+  require(pl, e->c, at);
+  return pl->have[e->id] = at;
+}
+
 // A top-level iter whose function runs regions: its value lives in one
 // layout from one iteration to the next.
 static Layout derive_iter(Plan *pl, Ir *e) {
+  if (e->y) return derive_pair_iter(pl, e);
   Layout init = derive(pl, e->a);
   derive(pl, e->b);
   Layout at = pl->place[e->id] != LAY_NONE ? pl->place[e->id] : init;
@@ -225,12 +261,9 @@ static Layout derive_operation(Plan *pl, Ir *e) {
 static Layout derive(Plan *pl, Ir *e) {
   if (!ir_holds_region(e)) return derive_part(pl, e);
   switch (e->kind) {
-  case IR_LET: {  // the variable lives where its value is made, or where the plan says
-    Layout made = derive(pl, e->a), at = pl->place[e->id];
-    pl->var[e->var->id] = at == LAY_NONE || (at == LAY_BLOCK && e->a->ty->kind != T_VEC) ? made : at;
-    require(pl, e->a, pl->var[e->var->id]);
+  case IR_LET:
+    derive_let(pl, e);
     return pl->have[e->id] = derive(pl, e->body);
-  }
   case IR_ITER: return derive_iter(pl, e);
   case IR_IFS: return derive_ifs(pl, e);
   default:

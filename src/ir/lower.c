@@ -155,6 +155,7 @@ static bool trivial(Ir *e) {
   switch (e->kind) {
   case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_PARAM: case IR_INPUT: case IR_VAR: return true;
   case IR_FST: case IR_SND: return trivial(e->a);
+  case IR_PAIR: return trivial(e->a) && trivial(e->b);  // a pair of variables (see bind)
   default: return false;
   }
 }
@@ -199,9 +200,22 @@ static Ir *bind_at(Lowerer *L, Ir *e, const char *name, int at) {
   return var_ref(L, v, e->pos);
 }
 
+static Ir *pair_code(Lowerer *L, Ir *a, Ir *b, Pos pos) {
+  return binary(L, IR_PAIR, lower_type(L->ir, T_PAIR, a->ty, b->ty), a, b, pos);
+}
+
+// Binds code to new variables: a pair made here, each component apart (the
+// aggregate replaced by its scalars, so that at top level the plan places
+// each component on its own: docs/compiler.md, "Iterations over pairs").
+static Ir *bind_code(Lowerer *L, Ir *e, const char *name) {
+  if (e->kind != IR_PAIR) return bind_at(L, e, name, L->scope->lets.len);
+  Ir *a = bind_code(L, e->a, name);
+  return pair_code(L, a, bind_code(L, e->b, name), e->pos);
+}
+
 static Cv *bind(Lowerer *L, Cv *v, const char *name) {
   if (v->kind != CV_CODE) return v;
-  return code(L, bind_at(L, v->code, name, L->scope->lets.len));
+  return code(L, bind_code(L, v->code, name));
 }
 
 // Lowers operands left to right. When an operand's lowering creates lets,
@@ -216,10 +230,6 @@ static void lower_operands(Lowerer *L, Node **nodes, int n, Env *env, Cv **out) 
       if (out[j]->kind == CV_CODE && !trivial(out[j]->code))
         out[j] = code(L, bind_at(L, out[j]->code, "arg", before++));
   }
-}
-
-static Ir *pair_code(Lowerer *L, Ir *a, Ir *b, Pos pos) {
-  return binary(L, IR_PAIR, lower_type(L->ir, T_PAIR, a->ty, b->ty), a, b, pos);
 }
 
 static Ir *as_code(Lowerer *L, Cv *v, Pos pos) {
@@ -296,6 +306,26 @@ static void split_pair(Lowerer *L, Ir *p, Ir **a, Ir **b) {
   *b = unary(L, IR_SND, p->ty->b, p, p->pos);
 }
 
+// iter f s k whose state s is a pair: an iteration over its two components,
+// each a variable of its own (x and y), which the plan places apart
+// (docs/compiler.md, "Iterations over pairs"): a is the first pair, body
+// the next (lets around a pair), c the pair after the last iteration.
+static Ir *pair_iter(Lowerer *L, Cv *f, Ir *init, Pos site) {
+  Ir *e = new_ir(L, IR_ITER, init->ty, site), *a, *b;
+  split_pair(L, init, &a, &b);
+  e->a = pair_code(L, a, b, init->pos);
+  e->x = new_var(L, "x", a->ty);
+  e->y = new_var(L, "y", b->ty);
+  Scope s;
+  open_scope(L, &s);
+  Ir *state = pair_code(L, var_ref(L, e->x, f->pos), var_ref(L, e->y, f->pos), f->pos);
+  Ir *next = as_code(L, apply(L, f, code(L, state), f->pos), f->pos);
+  split_pair(L, next, &a, &b);
+  e->body = as_code(L, close_scope(L, &s, code(L, pair_code(L, a, b, next->pos))), f->pos);
+  e->c = pair_code(L, var_ref(L, e->x, site), var_ref(L, e->y, site), site);
+  return e;
+}
+
 static Cv *builtin(Lowerer *L, Builtin bi, Cv **args, Pos site) {
   if (bi == B_PAIR) {
     if (args[0]->kind == CV_CODE && args[1]->kind == CV_CODE)
@@ -307,6 +337,10 @@ static Cv *builtin(Lowerer *L, Builtin bi, Cv **args, Pos site) {
   }
   Cv *last = args[builtin_arity(bi) - 1];
   if ((bi == B_FST || bi == B_SND) && last->kind == CV_PAIR) return bi == B_FST ? last->l : last->r;
+  if ((bi == B_FST || bi == B_SND) && last->kind == CV_CODE && last->code->kind == IR_PAIR) {
+    Ir *p = last->code, *part = bi == B_FST ? p->a : p->b;  // the other one dropped only if it computes nothing
+    if (trivial(bi == B_FST ? p->b : p->a)) return code(L, part);
+  }
   Ir *x = as_code(L, last, site), *a, *b;
   switch (bi) {
   case B_MAP: return code(L, skeleton(L, IR_MAP, args[0], x, NULL, site));
@@ -342,7 +376,8 @@ static Cv *builtin(Lowerer *L, Builtin bi, Cv **args, Pos site) {
   }
   case B_C_PROD: return code(L, skeleton(L, IR_C_PROD, args[0], as_code(L, args[1], site), x, site));
   case B_ITER: {
-    Ir *e = skeleton(L, IR_ITER, args[0], as_code(L, args[1], site), NULL, site);
+    Ir *init = as_code(L, args[1], site);
+    Ir *e = init->ty->kind == T_PAIR ? pair_iter(L, args[0], init, site) : skeleton(L, IR_ITER, args[0], init, NULL, site);
     e->b = x;
     return code(L, e);
   }

@@ -174,7 +174,10 @@ static Path own_path(Planner *P, Ir *e) {
   bool carries = e->kind == IR_FOLD || e->kind == IR_PREFIX || e->kind == IR_ITER;
   if (!carries) return no_path;
   P->scan++;
-  return carried_path(P, e->x, e->body);
+  Path p = carried_path(P, e->x, e->body);
+  if (e->kind != IR_ITER || !e->y) return p;
+  P->scan++;  // an iteration over a pair carries both its variables
+  return longer(p, carried_path(P, e->y, e->body));
 }
 
 // A local loop and the fused generators made inside it run as one loop: its
