@@ -43,6 +43,34 @@ static char *stages_text(Arena *a, const Region *r) {
 
 static char *where_text(Arena *a, Pos p) { return arena_printf(a, "%s:%d:%d", p.src->name, p.line, p.col); }
 
+// The top-level iterations whose state lives at top level, in program order.
+typedef struct {
+  const Plan *pl;
+  PtrVec iters;  // Ir *
+  Arena *arena;
+} Iterations;
+
+static void find_iteration(Ir *e, void *iterations) {
+  Iterations *it = iterations;
+  if (e->kind == IR_ITER && it->pl->var[e->x->id] != LAY_NONE) ptrvec_push(it->arena, &it->iters, e);
+}
+
+static PtrVec iterations(Arena *a, const Plan *pl) {
+  Iterations it = {.pl = pl, .arena = a};
+  ir_visit(pl->ir->main, find_iteration, &it);
+  return it.iters;
+}
+
+// Where an iteration's state lives from one iteration to the next: one
+// layout, or one per component of a pair (docs/compiler.md, "Iterations
+// over pairs").
+static const char *state_text(const Plan *pl, const Ir *e) {
+  static const char *const where[] = {"on process 0", "on every process", "by blocks"};
+  const char *x = where[pl->var[e->x->id]];
+  if (!e->y) return x;
+  return arena_printf(pl->ir->arena, "(%s, %s)", x, where[pl->var[e->y->id]]);
+}
+
 static void print_report(Arena *a, Program *prog, const Machine *m, const PlanReport *rep) {
   const Plan *pl = rep->plan;
   IrProgram *ir = pl->ir;
@@ -53,6 +81,11 @@ static void print_report(Arena *a, Program *prog, const Machine *m, const PlanRe
     Layout l = pl->input[k];
     printf("input %s: %s\n", prog->inputs[k]->name,
            l == LAY_BLOCK ? "by blocks" : l == LAY_ALL ? "whole on every process" : "on process 0");
+  }
+  PtrVec iters = iterations(a, pl);
+  for (int i = 0; i < iters.len; i++) {
+    Ir *e = iters.data[i];
+    printf("iter at %s: its state %s across the iterations\n", where_text(a, e->pos), state_text(pl, e));
   }
   for (int r = 0; r < ir->nregions; r++) {
     Region *g = ir->regions[r];
@@ -75,6 +108,15 @@ static json_t *report_json(Arena *a, Program *prog, const int64_t *params, const
   for (int k = 0; k < prog->nparams; k++) json_object_set_new(jparams, prog->params[k]->name, json_integer(params[k]));
   for (int k = 0; k < prog->ninputs; k++)
     json_object_set_new(inputs, prog->inputs[k]->name, json_string(plan_layout_name(pl->input[k])));
+  json_t *iters = json_array();
+  PtrVec found = iterations(a, pl);
+  for (int i = 0; i < found.len; i++) {
+    Ir *e = found.data[i];
+    json_t *state = json_array();
+    json_array_append_new(state, json_string(plan_layout_name(pl->var[e->x->id])));
+    if (e->y) json_array_append_new(state, json_string(plan_layout_name(pl->var[e->y->id])));
+    json_array_append_new(iters, cost_json_checked(json_pack("{s:s, s:o}", "where", where_text(a, e->pos), "state", state)));
+  }
   for (int r = 0; r < ir->nregions; r++) {
     Region *g = ir->regions[r];
     const RegionChoice *c = &pl->region[r];
@@ -91,10 +133,10 @@ static json_t *report_json(Arena *a, Program *prog, const int64_t *params, const
         "chosen", plan_choice_text(a, g, c), "result", plan_layout_name(c->out), "fold", plan_fold_name(c->fold),
         "prefix", plan_prefix_name(c->prefix), "lanes", c->lanes, "alternatives", alts)));
   }
-  return cost_json_checked(json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o}", "program", prog->src->name, "plan",
-                                     pl->name, "machine", m->name, "p", pl->p, "params", jparams, "seconds",
+  return cost_json_checked(json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "program", prog->src->name,
+                                     "plan", pl->name, "machine", m->name, "p", pl->p, "params", jparams, "seconds",
                                      cost_json_number(rep->seconds), "paper_seconds", cost_json_number(rep->paper_seconds),
-                                     "inputs", inputs, "regions", regions));
+                                     "inputs", inputs, "iterations", iters, "regions", regions));
 }
 
 // --vary p=FROM:TO: the predicted seconds at every p, and the best p.

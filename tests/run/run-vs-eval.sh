@@ -5,8 +5,8 @@
 #   --builtins  every examples/builtins/*.vec with its own arguments, but for
 #               those named in $SKIP_BUILTINS (basenames)
 #   --cases     every tests/cases/*.vec that expects a value, likewise
-#   --examples  examples/*.vec at sizes not divisible by P, P > n, and two
-#               large enough to fill more than the arena's first chunk
+#   --examples  the papers' examples and Jacobi at sizes not divisible by P,
+#               P > n, and two large enough to fill more than the arena's first chunk
 #   --random    random inputs of several sizes for every example
 #   --each      every examples/*.vec once, at a small size of its own (only
 #               those named in $ONLY, basenames, if set)
@@ -45,6 +45,7 @@ for what in "$@"; do
         for f in "$root"/examples/mss*.vec; do check "$f" -D n=$n --random $n; done
         check "$root/examples/matvec1.vec" -D m=$n -D n=5 --random $n
         check "$root/examples/matvec2.vec" -D m=4 -D n=$n --random $n
+        check "$root/examples/jacobi.vec" -D n=$n -D k=2 --random $n
       done
       # Inputs past the arena's first chunk (1 MB), into chunks on huge pages.
       check "$root/examples/mss5.vec" -D n=300000 --random 7
