@@ -63,6 +63,13 @@ for p in 1 2 3 4; do
     for n in 0 $((p - 1)) 9; do case_ "$root/tests/run/exact-neighbours.vec" best,regions=parallel "$p" false n="$n"; done
   fi
 done
+# Iterations over pairs (docs/compiler.md): Jacobi, its grid by blocks
+# across the iterations when the regions are parallel, and the case of
+# nested, unwritten and local pairs.
+for p in 1 2 3 4; do
+  for plan in paper best best,regions=parallel; do case_ "$root/examples/jacobi.vec" "$plan" "$p" false n=6 k=3; done
+  case_ "$root/tests/cases/iter-pairs.vec" best "$p" false n=5 k=3
+done
 for setting in fold=tree fold=allreduce regions=sequential inputs=all inputs=block; do
   case_ "$root/tests/run/exact-builtins.vec" "best,$setting" 3 false n=12
   case_ "$root/tests/run/exact-dh.vec" "best,$setting" 2 false n=8
