@@ -8,7 +8,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-for f in "$root"/examples/matvec1.vec "$root"/examples/mss1.vec "$root"/examples/builtins/dummyvec.vec; do
+for f in "$root"/examples/matvec1.vec "$root"/examples/mss1.vec "$root"/examples/builtins/dummyvec.vec \
+    "$root"/examples/jacobi.vec; do
   "$vecbsp" compile "$f" -o "$dir/prog.c" || fail "compile $f"
   "$bspcc" -O2 -Wall -Wextra -Werror "$dir/prog.c" -o "$dir/prog" || fail "bspcc $f"
 done
