@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= 2
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all deps build check demo asan fuzz figures validate install clean
+.PHONY: all deps build check demo asan fuzz figures validate validate-hybrid install clean
 
 all: build
 
@@ -41,6 +41,11 @@ figures: build
 # Predicted against measured on this machine, out of sample (docs/validation.md).
 validate: build
 	@scripts/validate.py $(BUILD)
+
+# The hybrid backend (2 MPI ranks of 1 thread, planned for the levels that
+# probe --levels measures) beside flat MPI at p = 2, reusing validate's probes.
+validate-hybrid: build
+	@scripts/validate.py $(BUILD) --configs mpi:2,hybrid:2x1 --reuse-probes --out docs/validation-hybrid.md
 
 demo: build
 	@scripts/demo.sh $(BUILD)

@@ -21,9 +21,10 @@ and the spread (max - min) / min of the rounds; a row measured in a round
 that was not steady is marked.
 
 Writes FILE.md (default docs/validation.md) with a table and a plot per
-configuration (FILE's directory, figures/validation-BACKEND-pP.svg), every
+configuration (FILE's directory, figures/FILE-BACKEND-pP.svg), every
 row in FILE.json, and the probed machine files in --probe-dir (default
-docs/validation/; --reuse-probes takes the ones there instead of probing).
+docs/validation/; --reuse-probes takes the ones there, probing only the
+configurations that have none).
 The error of a prediction is (predicted - measured) / measured.
 """
 import glob
@@ -160,9 +161,7 @@ def probe(cfg):
     """The machine file for a configuration: probed once into --probe-dir."""
     os.makedirs(A["probe_dir"], exist_ok=True)
     path = os.path.join(A["probe_dir"], f"machine-{cfg.tag}.json")
-    if A["reuse_probes"]:
-        if not os.path.exists(path):
-            sys.exit(f"validate.py: --reuse-probes: no {path}")
+    if A["reuse_probes"] and os.path.exists(path):
         return path
     PROGRESS.say(f"probing {cfg.label} into {os.path.relpath(path, ROOT)}")
     PROGRESS.show(f"{cfg.label}: probing")
@@ -325,7 +324,7 @@ def report(configs, started):
                          f"{100 * statistics.median(spreads):.1f}%, {100 * max(spreads):.1f}% | "
                          f"{sum(r['unsteady'] for r in rows)} of {len(rows)} |")
     for cfg in configs:
-        svg = os.path.join(fig_dir, f"validation-{cfg['tag']}.svg")
+        svg = os.path.join(fig_dir, f"{os.path.splitext(os.path.basename(A['out']))[0]}-{cfg['tag']}.svg")
         plot(cfg, svg)
         worst = sorted(cfg["rows"], key=lambda r: -abs(r["exact_error"]))[:3]
         lines += ["", f"## {cfg['label']}", "",
