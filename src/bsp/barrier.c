@@ -32,19 +32,21 @@ void bsp_barrier_destroy(struct bsp_barrier *b)
     pthread_cond_destroy(&b->wake);
 }
 
-/* A waiter polls with the CPU's pause instruction for POLLS_BETWEEN_CLOCKS
- * polls, some tens of microseconds, which a balanced superstep's barrier
- * seldom outlasts; then it yields at every poll. With a CPU each, a
- * yield only hands the CPU to other programs, but spinning for the whole
- * 2 ms would spend this process's share of a busy machine on waiting,
- * which the scheduler then takes from the work that follows. (Measured:
- * no difference beyond this machine's noise, 60 unbalanced supersteps of
- * 3-7 ms at load 5-6 in 0.79 s yielding against 0.81 s spinning, medians
- * of 8 alternating runs.) With more threads than CPUs the one awaited
- * may be waiting for this very CPU: yield at once. */
-static void relax(const struct bsp_barrier *b, unsigned polls)
+/* With a CPU each, a waiter polls with the CPU's pause instruction and
+ * never yields: the scheduler (EEVDF, Linux 6.6 on) answers a yield by
+ * running another program on this CPU for the rest of its slice, and a
+ * waiter that sleeps is not woken ahead of one either, so either way the
+ * process, when the last arrives, may be off its CPU for a millisecond or
+ * more while the others wait for it at the next barrier. Holding the CPU
+ * until the spin bound, it is preempted only when its fair share is used
+ * up. (Measured, docs/runtime.md: process 0 working 0.22 ms a superstep
+ * while process 1 waits, with one more busy program on the machine, its
+ * median superstep 1.04-2.21 ms yielding, 0.23-0.37 ms polling, at p = 1
+ * 0.22-0.26 ms.) With more threads than CPUs the one awaited may be
+ * waiting for this very CPU: yield at once. */
+static void relax(const struct bsp_barrier *b)
 {
-    if (b->oversubscribed || polls > POLLS_BETWEEN_CLOCKS)
+    if (b->oversubscribed)
         sched_yield();
 #if defined(__x86_64__) || defined(__i386__)
     else
@@ -85,7 +87,7 @@ void bsp_barrier_wait(struct bsp_barrier *b, atomic_uint_least64_t *mine, uint64
     unsigned next = 0;
     double until = 0;
     for (unsigned polls = 1; !all_reached(b, &next, count, memory_order_acquire); polls++) {
-        relax(b, polls);
+        relax(b);
         if (polls % POLLS_BETWEEN_CLOCKS)
             continue;
         double now = bsp_clock();
