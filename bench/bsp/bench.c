@@ -12,7 +12,7 @@
  * sample is short (microseconds to tens of them): on a machine shared
  * with other work a longer one is seldom spared a preemption, which
  * costs a BSP program a whole time slice at the next barrier. */
-enum { ROUNDS = 201, SYNCS = 20, BULK_STEPS = 1, ONE_WORD_H = 256, ONE_WORD_STEPS = 1 };
+enum { ROUNDS = 201, SYNCS = 20, BULK_STEPS = 1, ONE_WORD_H = 256, ONE_WORD_STEPS = 1, LOPSIDED_STEPS = 4, LOPSIDED_PASSES = 4 };
 
 /* Per process: with threads, a plain global would be shared by all. */
 _Thread_local double *bench_src, *bench_dst;
@@ -81,6 +81,41 @@ static double sample_one_word_puts(void)
     return (bsp_time() - t0) / ONE_WORD_STEPS;
 }
 
+/* Process 0's work in a lopsided superstep: LOPSIDED_PASSES prefix sums
+ * of its words, some hundred microseconds, longer than a waiter polls
+ * before it may change its ways (barrier.c). */
+static void lopsided_work(void)
+{
+    for (int pass = 0; pass < LOPSIDED_PASSES; pass++) {
+        double sum = 0;
+        for (int i = 0; i < BENCH_WORDS; i++)
+            bench_dst[i] = sum += bench_src[i];
+        __asm__ volatile("" : : "r"(bench_dst) : "memory");
+    }
+}
+
+/* Supersteps where process 0 works and the others wait, as when a program
+ * runs a part on process 0 alone: seconds per superstep. Against the work
+ * alone ("lopsided_work"), what waiting costs the one that works. */
+static double sample_lopsided(void)
+{
+    double t0 = start();
+    for (int step = 0; step < LOPSIDED_STEPS; step++) {
+        if (bsp_pid() == 0)
+            lopsided_work();
+        bsp_sync();
+    }
+    return (bsp_time() - t0) / LOPSIDED_STEPS;
+}
+
+static double sample_lopsided_work(void)
+{
+    double t0 = start();
+    for (int step = 0; step < LOPSIDED_STEPS; step++)
+        lopsided_work();
+    return (bsp_time() - t0) / LOPSIDED_STEPS;
+}
+
 /* What copying a process's words costs within its own cache. */
 static double sample_memcpy(void)
 {
@@ -98,6 +133,8 @@ static const struct bench_measure ours[] = {
     {"bsp_hpput", "word", sample_hpput},
     {"one_word_puts", "superstep of 256 puts", sample_one_word_puts},
     {"memcpy", "word", sample_memcpy},
+    {"lopsided", "superstep", sample_lopsided},
+    {"lopsided_work", "superstep", sample_lopsided_work},
     {0},
 };
 

@@ -20,9 +20,9 @@ import sys
 # (ours, baseline) rows per backend; g1 is one-word puts less the empty sync, per word.
 ROWS = {
     "threads": [("bsp_sync", "spin_barrier"), ("bsp_put", "memcpy"), ("bsp_put", "two_copies"),
-                ("bsp_hpput", "memcpy"), ("bsp_hpput", "cross_copy"), ("g1", None)],
+                ("bsp_hpput", "memcpy"), ("bsp_hpput", "cross_copy"), ("g1", None), ("lopsided", "lopsided_work")],
     "mpi": [("bsp_sync", "MPI_Barrier"), ("bsp_sync", "MPI_Allreduce_96B"), ("bsp_put", "memcpy"),
-            ("bsp_put", "MPI_Sendrecv"), ("bsp_hpput", "MPI_Sendrecv"), ("g1", None)],
+            ("bsp_put", "MPI_Sendrecv"), ("bsp_hpput", "MPI_Sendrecv"), ("g1", None), ("lopsided", "lopsided_work")],
 }
 ONE_WORD_H = 256  # bench.c's puts per superstep
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
@@ -103,7 +103,9 @@ def main():
                 if not a or not b:
                     continue
                 cells = []
-                for name in ("bsp_sync", "bsp_put", "bsp_hpput", "g1"):
+                for name in ("bsp_sync", "bsp_put", "bsp_hpput", "g1", "lopsided"):
+                    if name != "g1" and (name not in a or name not in b):
+                        continue
                     if name == "g1":
                         (low_a, med_a), (low_b, med_b) = one_word_g(a), one_word_g(b)
                     else:
