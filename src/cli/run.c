@@ -24,10 +24,10 @@ static void add_predictions(json_t *steps, const Prediction *pr) {
   }
 }
 
-static void print_json(const RunOutcome *o, const Options *opt, const Prediction *pr, int p) {
-  json_t *root = json_pack("{s:s, s:i, s:s, s:f, s:f, s:f, s:i}", "result", o->result, "p", p, "backend",
-                           opt->backend, "seconds", o->median, "seconds_min", o->min, "seconds_median", o->median,
-                           "repeat", o->nseconds);
+static void print_json(const RunOutcome *o, const Options *opt, const Prediction *pr, int p, int processes) {
+  json_t *root = json_pack("{s:s, s:i, s:i, s:s, s:f, s:f, s:f, s:i}", "result", o->result, "p", p, "processes",
+                           processes, "backend", opt->backend, "seconds", o->median, "seconds_min", o->min,
+                           "seconds_median", o->median, "repeat", o->nseconds);
   if (o->steps) {
     json_int_t W = 0, H = 0;
     size_t i;
@@ -115,14 +115,17 @@ int cmd_run(int argc, char **argv) {
   if (strcmp(opt.backend, "hybrid") == 0 && !opt.nodes && pl->levels.rounds > 0) counted.nodes = root_fanout(pl);
   progress_step(0, "generating and compiling the program");
   char *exe = runner_build(a, prog, pl, &counted);
-  progress_step(0, arena_printf(a, "running on %d processes", p));
-  RunOutcome o = runner_execute(a, exe, &counted, p);
+  // A plan that sends nothing runs on one process: the others would only
+  // wait at its barriers, for the CPU that other programs took meanwhile.
+  int processes = runner_processes(pl, &counted, p);
+  progress_step(0, arena_printf(a, "running on %d processes", processes));
+  RunOutcome o = runner_execute(a, exe, &counted, processes);
   progress_end();
   Prediction pr = counted.profile ? timeline_predict(a, prog, params, pl, &opt, p) : (Prediction){0};
   if (o.steps) add_predictions(o.steps, &pr);
   if (opt.trace) timeline_write_trace(opt.trace, &pr, &o, &opt, p);
   if (opt.json)
-    print_json(&o, &opt, &pr, p);
+    print_json(&o, &opt, &pr, p, processes);
   else if (!opt.output || opt.repeat || opt.profile)
     print_human(&o, &opt, &pr);
   runner_free(&o);

@@ -341,6 +341,12 @@ char *runner_build(Arena *a, Program *prog, const Plan *pl, const Options *opt) 
   return exe;
 }
 
+int runner_processes(const Plan *pl, const Options *opt, int p) {
+  bool counted = opt->profile || opt->trace;
+  bool flat = !opt->backend || strcmp(opt->backend, "hybrid") != 0;
+  return flat && !counted && plan_one_process(pl) ? 1 : p;
+}
+
 void runner_free(RunOutcome *o) {
   free(o->result);
   free(o->seconds);

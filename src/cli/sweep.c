@@ -239,8 +239,8 @@ static void measure(Sweep *sw) {
         progress_step(round * runs + i * sw->nprogs + j,
                       rounds > 1 ? arena_printf(point, "round %d, %s", round + 1, point_text(sw, point, i, j))
                                  : point_text(sw, point, i, j));
-        RunOutcome r = runner_measure(point, exe[i * sw->nprogs + j], &o, point_p(sw, i));
         Sample *s = sample(sw, i, j);
+        RunOutcome r = runner_measure(point, exe[i * sw->nprogs + j], &o, runner_processes(s->plan, &o, point_p(sw, i)));
         medians[(i * sw->nprogs + j) * rounds + round] = r.median;
         s->measured_min = round == 0 ? r.min : fmin(s->measured_min, r.min);
         runner_free(&r);

@@ -418,6 +418,10 @@ int plan_fetch_max(const Region *r);
 bool plan_fetch_in_place(const Plan *pl, const Region *r, const FetchItem *it);
 // Does r's fetch send anything at p processes (so that it ends in a barrier)?
 bool plan_fetch_sends(const Plan *pl, const Region *r);
+// Does the plan send nothing at all (every region alone, no conversion, no
+// input by blocks)? Then it runs the same on one process, where the other
+// processes would only wait at barriers.
+bool plan_one_process(const Plan *pl);
 // The layout of a region's result under its choice.
 Layout plan_region_out(const Plan *pl, const Region *r);
 

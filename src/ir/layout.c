@@ -95,6 +95,16 @@ bool plan_fetch_sends(const Plan *pl, const Region *r) {
   return false;
 }
 
+bool plan_one_process(const Plan *pl) {
+  for (int r = 0; r < pl->ir->nregions; r++)
+    if (!pl->region[r].alone || plan_fetch_sends(pl, pl->ir->regions[r])) return false;
+  for (int i = 0; i < pl->ir->nnodes; i++)
+    if (pl->need[i] != LAY_NONE && plan_conversion(pl->have[i], pl->need[i]) != XCH_COUNT) return false;
+  for (int k = 0; k < pl->ir->prog->ninputs; k++)
+    if (pl->input[k] == LAY_BLOCK) return false;
+  return true;
+}
+
 //
 // Deriving the layouts.
 //

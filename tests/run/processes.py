@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""processes.py VECBSP: a plan that sends nothing (every region on process
+0) runs on one process whatever -p says, on threads and MPI, and prints
+eval's result; a plan that sends runs on all of them, and so does any plan
+whose supersteps are counted (--profile compares every process's counts
+with the model's at p)."""
+import json
+import os
+import subprocess
+import sys
+
+vecbsp = sys.argv[1]
+program = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "mss5.vec")
+env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+failures = []
+want = subprocess.run([vecbsp, "eval", program, "-D", "n=1000", "--random", "4"], env=env, check=True,
+                      capture_output=True, text=True).stdout.strip()
+# (backend, plan, extra flags, processes expected at -p 2)
+cases = [("threads", "best,regions=sequential", [], 1), ("mpi", "best,regions=sequential", [], 1),
+         ("threads", "best,regions=parallel,inputs=block", [], 2),
+         ("threads", "best,regions=sequential", ["--profile"], 2)]
+for backend, plan, extra, processes in cases:
+    done = subprocess.run([vecbsp, "run", program, "-D", "n=1000", "--random", "4", "-p", "2", "--backend", backend,
+                           "--plan", plan, "--json", *extra], env=env, capture_output=True, text=True)
+    what = f"run --backend {backend} --plan {plan} {' '.join(extra)}"
+    if done.returncode != 0:
+        failures.append(f"{what}: {done.stderr}")
+        continue
+    out = json.loads(done.stdout)
+    if (out["result"], out["p"], out["processes"]) != (want, 2, processes):
+        failures.append(f"{what}: result {out['result']} on {out['processes']} processes for p = {out['p']}; "
+                        f"eval {want}, expected on {processes}")
+for f in failures:
+    print("FAIL", f)
+sys.exit(1 if failures else 0)
