@@ -118,7 +118,7 @@ int cmd_run(int argc, char **argv) {
   // A plan that sends nothing runs on one process: the others would only
   // wait at its barriers, for the CPU that other programs took meanwhile.
   int processes = runner_processes(pl, &counted, p);
-  progress_step(0, arena_printf(a, "running on %d processes", processes));
+  progress_step(0, arena_printf(a, "running on %d process%s", processes, processes == 1 ? "" : "es"));
   RunOutcome o = runner_execute(a, exe, &counted, processes);
   progress_end();
   Prediction pr = counted.profile ? timeline_predict(a, prog, params, pl, &opt, p) : (Prediction){0};

@@ -251,9 +251,8 @@ static bool read_profile(const char *path, int reps, bool output, RunOutcome *o)
 // of supersteps.
 enum { WARMUP_REPS = 2 };
 
-// Runs exe once with opt->repeat timed repetitions, after WARMUP_REPS
-// untimed ones when warmup is set.
-static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, bool warmup) {
+// Ends vecbsp when opt's backend cannot run p processes.
+static void check_processes(const Options *opt, int p) {
   bool hybrid = strcmp(opt->backend, "hybrid") == 0;
   int nodes = opt->nodes ? opt->nodes : 1;
   if (opt->nodes && !hybrid) fatal("--nodes is for --backend hybrid (MPI ranks, each running threads)");
@@ -263,6 +262,14 @@ static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, 
   if (hybrid && (p + nodes - 1) / nodes > BSP_THREADS_MAX_PROCS)
     fatal("-p %d: the hybrid backend runs at most %d threads a rank (more --nodes, or --backend mpi)", p,
           BSP_THREADS_MAX_PROCS);
+}
+
+// Runs exe once with opt->repeat timed repetitions, after WARMUP_REPS
+// untimed ones when warmup is set.
+static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, bool warmup) {
+  check_processes(opt, p);
+  bool hybrid = strcmp(opt->backend, "hybrid") == 0;
+  int nodes = opt->nodes ? opt->nodes : 1;
   int nargs = 0;
   char **argv = arena_calloc(a, (size_t)(2 * (opt->ndefines + opt->ninputs) + 14), sizeof *argv);
   argv[nargs++] = cli_tool_path(a, "bsprun");
@@ -342,6 +349,7 @@ char *runner_build(Arena *a, Program *prog, const Plan *pl, const Options *opt) 
 }
 
 int runner_processes(const Plan *pl, const Options *opt, int p) {
+  check_processes(opt, p);  // what -p asks must be possible, whatever runs
   bool counted = opt->profile || opt->trace;
   bool flat = !opt->backend || strcmp(opt->backend, "hybrid") != 0;
   return flat && !counted && plan_one_process(pl) ? 1 : p;

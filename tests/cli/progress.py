@@ -59,7 +59,7 @@ mss = [os.path.join(SOURCE, "examples", f) for f in ("mss4.vec", "mss5.vec")]
 check("sweep", [vecbsp, "sweep", *mss, "--vary", "n=100:1000:100"],
       ["\r\033[Kvecbsp: sweep: predicting 0/20: mss4.vec at n = 100 (", "predicting 19/20: mss5.vec at n = 1000"])
 check("cost", [vecbsp, "cost", mss[1], "-D", "n=1000"], ["\r\033[Kvecbsp: cost: analysing ("])
-check("run", [vecbsp, "run", mss[1], "-D", "n=1000", "--random", "1", "-p", "2"],
+check("run", [vecbsp, "run", mss[1], "-D", "n=1000", "--random", "1", "-p", "2", "--plan", "best,regions=parallel"],
       ["vecbsp: run: planning (", "vecbsp: run: running on 2 processes ("])
 sys.path.insert(0, os.path.join(SOURCE, "scripts"))
 check("measuring.py", [sys.executable, "-c", "import measuring; p = measuring.Progress('validate'); "
