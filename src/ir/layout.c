@@ -234,8 +234,7 @@ static Layout derive_iter(Plan *pl, Ir *e) {
   if (e->y) return derive_pair_iter(pl, e);
   Layout init = derive(pl, e->a);
   derive(pl, e->b);
-  Layout at = pl->place[e->id] != LAY_NONE ? pl->place[e->id] : init;
-  pl->var[e->x->id] = at;
+  Layout at = bind_var(pl, e->x, pl->place[e->id], init);
   require(pl, e->a, at);
   require(pl, e->b, LAY_ALL);  // every process counts the iterations
   derive(pl, e->body);
