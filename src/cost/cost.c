@@ -83,8 +83,7 @@ static void local_counts(const ExactCounts *c, MemoryShares shares, double count
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->loads, shares.arrays);
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->acc_loads, shares.accumulator);
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->reloads, shares.reloads);
-  // A store over the accumulator hits the line its load just brought in:
-  // it costs nothing beyond that load (docs/cost-model.md, "Calibration").
+  split(count, CAL_ACC_STORES, CAL_ACC_STORES_MEM, (double)c->acc_loads, shares.arrays);
   split(count, CAL_STORES, CAL_STORES_MEM, (double)c->stores, shares.arrays);
   split(count, CAL_UNPACKED, CAL_UNPACKED_MEM, (double)c->unpacked, shares.arrays);
   share(count, CAL_LOADS_MEM, CAL_LOADS_SHARED, shares.streaming);

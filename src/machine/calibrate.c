@@ -64,6 +64,7 @@ int calibration_twin(int term) {
   case CAL_LOADS_SHARED: return CAL_LOADS_MEM;  // sharing the memory's bandwidth is never faster
   case CAL_STORES_SHARED: return CAL_STORES_MEM;
   case CAL_UNPACKED_SHARED: return CAL_UNPACKED_MEM;
+  case CAL_ACC_STORES_MEM: return CAL_ACC_STORES;
   case CAL_WORDS_MEM: return CAL_WORDS;
   case CAL_DIVS: return CAL_LITERAL_DIVS;
   case CAL_LITERAL_DIVS: return CAL_MULS;

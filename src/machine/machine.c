@@ -81,7 +81,7 @@ static void read_constants(Reader *r, json_t *obj, CostConstants *k) {
 
 const char *const cal_term_names[CAL_TERMS] = {
     "op", "div", "elem", "load", "store", "load_mem", "store_mem", "unpack", "unpack_mem", "vector", "mul", "literal_div", "float_div",
-    "load_mem_shared", "store_mem_shared", "unpack_mem_shared", "lat_fast", "lat_select", "lat_mul", "lat_div", "lat_float",
+    "load_mem_shared", "store_mem_shared", "unpack_mem_shared", "acc_store", "acc_store_mem", "lat_fast", "lat_select", "lat_mul", "lat_div", "lat_float",
     "exit", "word", "word_mem", "barrier"};
 
 // "calibration": {"op": seconds, ...}: the exact model's per-unit times.
