@@ -112,15 +112,32 @@ void calibration_floor_twins(double unit[CAL_TERMS]) {
   for (int t = 0; t < CAL_TERMS; t++) floored(unit, done, t);
 }
 
+// A run's time this term's counts must make, priced at the unit of its
+// nearest twin not being fitted, for the runs to tell its unit from noise.
+#define DETERMINING_SHARE 0.01
+
+// Whether the runs determine term t's unit: some run counts it, and, if a
+// known twin prices it, enough to matter. Counts of a few words beside
+// millions (a share of words streamed beside another process's trickle)
+// had let the fit price unpack_mem_shared at 0.2 ms a word to absorb
+// what else those runs left unexplained.
+static bool determined(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], const double unit[CAL_TERMS],
+                       int t) {
+  int c = calibration_twin(t);
+  while (c >= 0 && fit[c]) c = calibration_twin(c);
+  double price = c >= 0 ? unit[c] : 0;
+  for (int r = 0; r < n; r++)
+    if (runs[r].count[t] > 0 && (price <= 0 || runs[r].count[t] * price >= DETERMINING_SHARE * runs[r].seconds))
+      return true;
+  return false;
+}
+
 CalibrationStatus calibration_fit(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], double unit[CAL_TERMS]) {
   CalibrationRun *seen = malloc(((size_t)n + 1) * sizeof *seen);
   excess_runs(runs, n, fit, unit, seen);
   bool active[CAL_TERMS];
   double fitted[CAL_TERMS];
-  for (int i = 0; i < CAL_TERMS; i++) {
-    active[i] = false;
-    for (int r = 0; r < n && fit[i]; r++) active[i] |= seen[r].count[i] > 0;  // a term never counted stays 0
-  }
+  for (int i = 0; i < CAL_TERMS; i++) active[i] = fit[i] && determined(runs, n, fit, unit, i);
   // Drop the most negative term until none is negative (an active-set
   // approximation of NNLS, exact enough for a handful of terms).
   for (;;) {

@@ -1085,6 +1085,19 @@ static void test_twins(void) {
   for (int r = 0; r < n; r++) runs[r].known = 1e-9 * runs[r].count[CAL_ELEMS] + 2e-9 * runs[r].count[CAL_LOADS];
   calibration_fit(runs, n, (bool[CAL_TERMS]){[CAL_LOADS_MEM] = true}, known);
   CHECK(close_to(known[CAL_LOADS_MEM] * 1e9, 5), "load_mem fitted beside a known load: %g", known[CAL_LOADS_MEM]);
+  // A unit counted a few words beside millions, in runs the other terms
+  // leave 10% unexplained: the runs cannot price it, so it takes its
+  // twin's unit (load_mem_shared over the known load_mem), not what
+  // absorbs their residual (2 words would have cost 40 us each).
+  for (int r = 0; r < 6; r++) {
+    runs[r] = (CalibrationRun){.count = {[CAL_ELEMS] = 1e6 * (r + 1), [CAL_LOADS_SHARED] = r % 2 ? 2 : 0}};
+    runs[r].known = 1e-9 * runs[r].count[CAL_ELEMS];
+    runs[r].seconds = runs[r].known * (r % 2 ? 1.1 : 1);
+  }
+  double trickle[CAL_TERMS] = {[CAL_ELEMS] = 1e-9, [CAL_LOADS_MEM] = 5e-9};
+  st = calibration_fit(runs, 6, (bool[CAL_TERMS]){[CAL_LOADS_SHARED] = true}, trickle);
+  CHECK(trickle[CAL_LOADS_SHARED] == 5e-9 && st.of[CAL_LOADS_SHARED] == CAL_BOUNDED,
+        "a trickle of shared loads: %g (%d), its twin 5e-9", trickle[CAL_LOADS_SHARED], st.of[CAL_LOADS_SHARED]);
   // A chain of twins (div over literal_div over mul): runs that divide by
   // data but never by a literal nor multiply leave literal_div and mul
   // undetermined; div is fitted as made, the others bounded (mul has no
