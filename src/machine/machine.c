@@ -19,17 +19,16 @@ static const Machine sunhpc3500 = {.name = "sunhpc3500", .p = 8, .g = 1.6, .l = 
 // none is given. Probe yours for plans made for it. Its cores are this
 // machine's, as the processes that run here will have.
 static const Machine local = {
-    .name = "local", .p = 2, .probed_p = 2, .backend = "threads", .g = 1.62, .l = 544, .s = 4.18e9, .k = {.binop = 1},
+    .name = "local", .p = 2, .probed_p = 2, .backend = "threads", .g = 4.5, .l = 156, .s = 3.72e9, .k = {.binop = 1},
     .cal = {.present = true, .cache_bytes = 33554432,
-            .unit = {[CAL_OPS] = 6.57e-11, [CAL_DIVS] = 1.29e-9, [CAL_ELEMS] = 1.14e-10, [CAL_LOADS] = 2.23e-11,
-                     [CAL_STORES] = 5.96e-11, [CAL_LOADS_MEM] = 6.63e-11, [CAL_STORES_MEM] = 1.07e-10,
-                     [CAL_LOADS_SHARED] = 9.55e-11, [CAL_STORES_SHARED] = 2.09e-10,
-                     [CAL_UNPACKED] = 1.3e-10, [CAL_UNPACKED_MEM] = 3.51e-10, [CAL_UNPACKED_SHARED] = 3.51e-10,
-                     [CAL_VECTORS] = 1.66e-9,
-                     [CAL_MULS] = 1.04e-11, [CAL_LITERAL_DIVS] = 2.51e-10, [CAL_FLOAT_DIVS] = 1.29e-9, [CAL_LAT_FAST] = 2.36e-10,
-                     [CAL_LAT_SELECT] = 7.07e-10, [CAL_LAT_MUL] = 7.06e-10, [CAL_LAT_DIV] = 2.74e-9,
-                     [CAL_LAT_FLOAT] = 4.68e-10, [CAL_EXITS] = 9.22e-9, [CAL_WORDS] = 1.56e-10,
-                     [CAL_WORDS_MEM] = 3.53e-10, [CAL_BARRIERS] = 2.08e-7}}};
+            .unit = {[CAL_OPS] = 8.17e-11, [CAL_DIVS] = 1.48e-09, [CAL_ELEMS] = 1.99e-10, [CAL_STORES] = 1.14e-10,
+                     [CAL_LOADS_MEM] = 4.12e-11, [CAL_STORES_MEM] = 1.87e-10, [CAL_LOADS_SHARED] = 1.92e-10,
+                     [CAL_STORES_SHARED] = 1.87e-10, [CAL_UNPACKED] = 1.14e-10, [CAL_UNPACKED_MEM] = 8.44e-10,
+                     [CAL_UNPACKED_SHARED] = 8.44e-10, [CAL_ACC_STORES] = 1.39e-10, [CAL_ACC_STORES_MEM] = 2.5e-10,
+                     [CAL_VECTORS] = 3.47e-09, [CAL_LITERAL_DIVS] = 4.23e-10, [CAL_FLOAT_DIVS] = 7.17e-10,
+                     [CAL_LAT_FAST] = 2.77e-10, [CAL_LAT_SELECT] = 5.43e-10, [CAL_LAT_MUL] = 8.14e-10,
+                     [CAL_LAT_DIV] = 2.65e-09, [CAL_LAT_FLOAT] = 8.13e-10, [CAL_EXITS] = 5.72e-09, [CAL_WORDS] = 3.18e-10,
+                     [CAL_WORDS_MEM] = 5.64e-10, [CAL_BARRIERS] = 3.48e-07}}};
 
 typedef struct Reader {
   const char *path;  // for messages
