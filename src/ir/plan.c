@@ -130,6 +130,7 @@ static LatClass op_class(Ir *e) {
   bool fp = e->a->ty->kind == T_FLOAT;
   switch (e->op) {
   case OP_MAX: case OP_MIN: return LAT_SELECT;
+  case OP_AND: case OP_OR: return LAT_SELECT;  // lazy: a conditional, as an `if` is
   case OP_MUL: return LAT_MUL;
   case OP_DIV: case OP_MOD:
     return (LatClass[]){[DIVIDE_BY_SHIFTS] = LAT_FAST, [DIVIDE_BY_RECIPROCAL] = LAT_MUL, [DIVIDE] = LAT_DIV,
