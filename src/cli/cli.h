@@ -202,9 +202,11 @@ typedef struct RunOutcome {
 // The executable of prog for opt->backend (and opt->profile): generated,
 // compiled by bspcc -O2 into the cache, or found there.
 char *runner_build(Arena *a, Program *prog, const Plan *pl, const Options *opt);
-// Runs exe on p processes with opt's -D, --input, --random and --repeat;
-// a failing program's error is reported and ends vecbsp (status 1).
-RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p);
+// Runs exe on p processes with opt's -D, --input, --random and --repeat,
+// after untimed repetitions when warmup is set (they are in no time nor
+// profile returned); a failing program's error is reported and ends
+// vecbsp (status 1).
+RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p, bool warmup);
 // The same for measuring the steady state (sweep --measure, calibration):
 // one untimed run first, and runs of microseconds repeated until they add
 // up to 10 ms, so that their median is not noise.

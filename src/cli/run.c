@@ -119,7 +119,9 @@ int cmd_run(int argc, char **argv) {
   // wait at its barriers, for the CPU that other programs took meanwhile.
   int processes = runner_processes(pl, &counted, p);
   progress_step(0, arena_printf(a, "running on %d process%s", processes, processes == 1 ? "" : "es"));
-  RunOutcome o = runner_execute(a, exe, &counted, processes);
+  // A profile is set beside the model's warm prediction: it is taken
+  // after the untimed repetitions that touch the program's fresh memory.
+  RunOutcome o = runner_execute(a, exe, &counted, processes, counted.profile);
   progress_end();
   Prediction pr = counted.profile ? timeline_predict(a, prog, params, pl, &opt, p) : (Prediction){0};
   if (o.steps) add_predictions(o.steps, &pr);

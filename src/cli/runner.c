@@ -209,10 +209,11 @@ static double median_over(json_t *all, size_t step, size_t per, int reps, int pi
 // then each repetition's supersteps (the last ending at the sync without a
 // request), then the empty one after it. Keeps each superstep's w and h
 // (the same in every repetition), the median of its times over the
-// repetitions (the first, cold, can take several times as long) and the
-// median of each process's work in it (its time before the barrier).
+// repetitions after the first `skip` (a cold one can take several times
+// as long) and the median of each process's work in it (its time before
+// the barrier).
 enum { SETUP_STEPS = 3 };
-static bool read_profile(const char *path, int reps, bool output, RunOutcome *o) {
+static bool read_profile(const char *path, int reps, int skip, bool output, RunOutcome *o) {
   json_error_t err;
   json_t *root = json_load_file(path, 0, &err);
   json_t *all = json_object_get(root, "supersteps");
@@ -221,14 +222,15 @@ static bool read_profile(const char *path, int reps, bool output, RunOutcome *o)
     json_decref(root);
     return false;
   }
-  size_t per = (n - extra) / (size_t)reps;
+  size_t per = (n - extra) / (size_t)reps, first = SETUP_STEPS + per * (size_t)skip;
+  reps -= skip;
   double *scratch = calloc((size_t)reps, sizeof *scratch);
   if (!scratch) fatal("out of memory");
   o->timeline = json_array();
-  for (size_t k = SETUP_STEPS; k < SETUP_STEPS + per * (size_t)reps; k++)
+  for (size_t k = first; k < first + per * (size_t)reps; k++)
     json_array_append(o->timeline, json_array_get(all, k));
   o->steps = json_array();
-  for (size_t k = SETUP_STEPS; k < SETUP_STEPS + per; k++) {
+  for (size_t k = first; k < first + per; k++) {
     json_t *s = json_array_get(all, k), *work = json_array(), *procs = json_array(), *c;
     size_t pid;
     json_array_foreach(json_object_get(s, "procs"), pid, c) {
@@ -303,7 +305,7 @@ static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, 
     o.result = slurp(out);
     o.result[strcspn(o.result, "\n")] = '\0';
     read_times(times, &o);
-    if (profile) profile_read = read_profile(profile, repeat, opt->output != NULL, &o);
+    if (profile) profile_read = read_profile(profile, repeat, warmup ? WARMUP_REPS : 0, opt->output != NULL, &o);
   }
   const char *files[] = {out, err, times, profile};
   for (int i = 0; i < 4; i++)
@@ -322,8 +324,8 @@ static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, 
   return o;
 }
 
-RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p) {
-  return execute(a, exe, opt, p, false);
+RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p, bool warmup) {
+  return execute(a, exe, opt, p, warmup);
 }
 
 // A measurement shorter than this in all is noise: it is taken again with
