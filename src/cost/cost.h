@@ -90,7 +90,7 @@ typedef struct ExactCounts {
   int64_t carried[LAT_CLASSES];  // operations on the carried dependencies of loops, by class, times the iterations
   int64_t exits;     // loop exits mispredicted: of long loops whose trip count changed since their last run
   int64_t acc_loads;   // words read from a fold's accumulator that its body overwrites in place
-                       // (the stores over them are not counted: they cost nothing more)
+                       // (and as many stores over them)
   int64_t reloads;     // words read again: an operand bound outside a skeleton's function, read
                        // in full by each application, from its second application on
   int64_t invariant;   // while one application is tallied: its loads of such operands (apply
