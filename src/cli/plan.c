@@ -77,6 +77,10 @@ static void print_report(Arena *a, Program *prog, const Machine *m, const PlanRe
   printf("%s: plan '%s' for p = %d on machine %s", prog->src->name, pl->name, pl->p, m->name);
   printf(m->tree ? " (levels %s)\n" : "\n", m->tree ? machine_tree_text(a, m->tree) : "");
   printf("predicted %.4g s; the papers' template %.4g s\n", rep->seconds, rep->paper_seconds);
+  if (rep->set_aside_seconds)
+    printf("set aside: a plan on %d processes, predicted %.4g s, less than the margin (%g%%) below this one-process "
+           "plan's (--plan best,margin=0 takes it)\n",
+           pl->p, rep->set_aside_seconds, 100 * rep->margin);
   for (int k = 0; k < prog->ninputs; k++) {
     Layout l = pl->input[k];
     printf("input %s: %s\n", prog->inputs[k]->name,
@@ -133,10 +137,13 @@ static json_t *report_json(Arena *a, Program *prog, const int64_t *params, const
         "chosen", plan_choice_text(a, g, c), "result", plan_layout_name(c->out), "fold", plan_fold_name(c->fold),
         "prefix", plan_prefix_name(c->prefix), "lanes", c->lanes, "alternatives", alts)));
   }
-  return cost_json_checked(json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "program", prog->src->name,
+  json_t *set_aside = !rep->set_aside_seconds ? json_null()
+                      : cost_json_checked(json_pack("{s:o, s:o, s:f}", "seconds", cost_json_number(rep->set_aside_seconds),
+                                                    "one_process_seconds", cost_json_number(rep->seconds), "margin", rep->margin));
+  return cost_json_checked(json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "program", prog->src->name,
                                      "plan", pl->name, "machine", m->name, "p", pl->p, "params", jparams, "seconds",
                                      cost_json_number(rep->seconds), "paper_seconds", cost_json_number(rep->paper_seconds),
-                                     "inputs", inputs, "iterations", iters, "regions", regions));
+                                     "set_aside", set_aside, "inputs", inputs, "iterations", iters, "regions", regions));
 }
 
 // --vary p=FROM:TO: the predicted seconds at every p, and the best p.

@@ -294,6 +294,8 @@ typedef struct PlanReport {
   double seconds;        // its predicted seconds on the machine (the exact model)
   double paper_seconds;  // the papers' template's
   RegionReport *region;  // by region id - 1 (NULL for the template)
+  double margin;         // --plan's margin=
+  double set_aside_seconds;  // the cheapest plan on p processes, set aside for the margin: its seconds (0: none)
 } PlanReport;
 PlanReport cost_plan_report(Program *prog, const int64_t *params, const Machine *m, const char *spec, bool block_result);
 // A plan's predicted seconds on machine m (the exact model).

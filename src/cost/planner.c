@@ -453,19 +453,26 @@ static bool same_shares(MemoryShares a, MemoryShares b) {
 
 enum { SHARE_ROUNDS = 3 };
 
+// The default plan under the limits: the search's start, and the plan
+// without sizes.
+static Plan *start(Program *prog, const Machine *m, const PlanLimits *lim) {
+  Plan *base = plan_default(lower_program(prog), m->p);
+  base->levels = levels_of(m);
+  plan_apply_limits(base, lim);
+  return base;
+}
+
 // How much of a run's traffic the cache serves depends on the memory the
 // whole run touches, which the plan decides: the search assumes the shares
 // of a run (the default plan's first, then those of its last plan) until
 // they hold. The search also adds conversions as if each ran alone (a
 // region's fetch shares one barrier). So its plans and the template are
-// compared by the exact model of each whole run, and the cheapest is kept.
-static Plan *best_plan(Program *prog, const int64_t *params, const Machine *m, const PlanLimits *lim, PlanReport *report) {
-  IrProgram *ir = lower_program(prog);
-  Plan *base = plan_default(ir, m->p);
-  base->levels = levels_of(m);
-  plan_apply_limits(base, lim);
-  if (!params) return base;
-  Plan *best = template(ir, m, lim);
+// compared by the exact model of each whole run, and the cheapest is kept
+// (its seconds in *seconds).
+static Plan *cheapest(Program *prog, const int64_t *params, const Machine *m, const PlanLimits *lim, PlanReport *report,
+                      double *seconds) {
+  Plan *base = start(prog, m, lim);
+  Plan *best = template(base->ir, m, lim);
   MemoryShares shares, next;
   double least = plan_run(prog, params, best, m, NULL);
   plan_run(prog, params, base, m, &shares);
@@ -476,7 +483,26 @@ static Plan *best_plan(Program *prog, const int64_t *params, const Machine *m, c
     if (same_shares(next, shares)) break;
     shares = next;
   }
+  *seconds = least;
   return best;
+}
+
+// The cheapest plan; one on p processes only if it beats the cheapest
+// one-process plan (every region sequential, run on one process) by more
+// than the margin: its time varies far more than a one-process run's on a
+// shared machine, and a gain within the model's error is no gain. No margin
+// applies where the limits leave no one-process plan.
+static Plan *best_plan(Program *prog, const int64_t *params, const Machine *m, const PlanLimits *lim, PlanReport *report) {
+  if (!params) return start(prog, m, lim);
+  double parallel, alone;
+  Plan *best = cheapest(prog, params, m, lim, report, &parallel);
+  if (m->p == 1 || lim->margin <= 0 || lim->regions == 1 || plan_one_process(best)) return best;
+  PlanLimits sequential = *lim;
+  sequential.regions = 0;
+  Plan *one = cheapest(prog, params, m, &sequential, NULL, &alone);
+  if (!plan_one_process(one) || parallel < alone * (1 - lim->margin)) return best;
+  if (report) report->set_aside_seconds = parallel;
+  return one;
 }
 
 // The limits of spec, or a fatal error.
@@ -491,7 +517,7 @@ static PlanLimits limits_of(const char *spec, bool block_result) {
 PlanReport cost_plan_report(Program *prog, const int64_t *params, const Machine *m, const char *spec, bool block_result) {
   PlanLimits lim = limits_of(spec, block_result);
   IrProgram *ir = lower_program(prog);
-  PlanReport report = {0};
+  PlanReport report = {.margin = lim.margin};
   report.plan = strcmp(lim.base, "paper") == 0 ? template(ir, m, &lim) : best_plan(prog, params, m, &lim, &report);
   report.seconds = cost_plan_seconds(prog, params, report.plan, m);
   report.paper_seconds = cost_plan_seconds(prog, params, template(ir, m, &lim), m);

@@ -2,7 +2,9 @@
 // starts from, --plan's settings, and the choices' names.
 #include "ir/ir.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static Plan *plan_alloc(IrProgram *ir, int p, const char *name) {
@@ -72,8 +74,22 @@ static int lookup(const char *value, const char *const *names, int n) {
   return -1;
 }
 
+// margin=F: a fraction from 0 up to (not including) 1.
+static bool margin_setting(PlanLimits *lim, const char *value, char *err, size_t size) {
+  char *end;
+  errno = 0;
+  double f = strtod(value, &end);
+  if (!*value || *end || errno || !(f >= 0 && f < 1)) {
+    snprintf(err, size, "--plan: margin must be a fraction from 0 to below 1 (e.g. 0.1), got '%s'", value);
+    return false;
+  }
+  lim->margin = f;
+  return true;
+}
+
 // One KEY=VALUE setting; false with a message if it is not one.
 static bool setting(PlanLimits *lim, const char *key, const char *value, char *err, size_t size) {
+  if (strcmp(key, "margin") == 0) return margin_setting(lim, value, err, size);
   static const char *const regions[] = {"sequential", "parallel"};
   static const char *const lanes[] = {"1", "4"};
   static const char *const results[] = {"root", "block"};
@@ -103,12 +119,13 @@ static bool setting(PlanLimits *lim, const char *key, const char *value, char *e
     *keys[k].slot = keys[k].slot == &lim->lanes ? (v ? PLAN_LANES : 1) : keys[k].slot == &lim->result ? (v ? LAY_BLOCK : -1) : v;
     return true;
   }
-  snprintf(err, size, "--plan: unknown setting '%s' (fold, prefix, regions, inputs, lanes, result, levels)", key);
+  snprintf(err, size, "--plan: unknown setting '%s' (fold, prefix, regions, inputs, lanes, result, levels, margin)", key);
   return false;
 }
 
 bool plan_parse_limits(const char *spec, PlanLimits *lim, char *err, size_t size) {
-  *lim = (PlanLimits){.base = "best", .fold = -1, .prefix = -1, .regions = -1, .inputs = -1, .result = -1, .levels = -1};
+  *lim = (PlanLimits){.base = "best", .fold = -1, .prefix = -1, .regions = -1, .inputs = -1, .result = -1, .levels = -1,
+                      .margin = PLAN_MARGIN};
   char buf[256];
   if (!spec) return true;
   if (strlen(spec) >= sizeof buf) {

@@ -382,7 +382,11 @@ typedef struct PlanLimits {
   int inputs;            // a Layout for every input, or -1 for the planner's choice
   int result;            // LAY_BLOCK: main's value may stay distributed; else -1
   int levels;            // 0: flat regions only, 1: following the machine's levels only, -1: either
+  double margin;         // a plan on p processes must beat the best one-process plan by this fraction
 } PlanLimits;
+// The default margin: the exact model's median error in validation
+// (docs/compiler.md, "The planner").
+#define PLAN_MARGIN 0.10
 // Parses --plan SPEC: "best" or "paper", then ",KEY=VALUE" settings
 // (docs/user-guide.md); false with a message in err if it is not one.
 bool plan_parse_limits(const char *spec, PlanLimits *lim, char *err, size_t errsize);
