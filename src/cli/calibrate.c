@@ -137,7 +137,8 @@ static CalRun prepare_run(Arena *a, const CalProgram *cp, int size, const Option
 // file with it.
 static void time_runs(Arena *a, CalRun *runs, int n, int p, int rounds) {
   double *medians = arena_calloc(a, (size_t)(n * rounds) + 1, sizeof *medians);
-  progress_begin(arena_printf(a, "probe: timing the calibration programs at p = %d", p), n * rounds);
+  progress_begin(arena_printf(a, "probe: timing the calibration programs at p = %d on %s", p, runs[0].opt.backend),
+                 n * rounds);
   for (int round = 0; round < rounds; round++)
     for (int i = 0; i < n; i++) {
       progress_step(round * n + i, arena_printf(a, "%s, %s%s", runs[i].cp->name, runs[i].opt.defines[0],
@@ -165,7 +166,8 @@ static int measure_all(Arena *a, const CalProgram *progs, int nprogs, int sizes,
   for (int i = 0; i < nall; i++) {
     CalibrationRun r = all[i].run;
     if (recorded && r.seconds <= 0) continue;
-    json_t *row = json_pack("{s:s, s:i, s:f}", "program", all[i].cp->name, "p", p, "seconds", r.seconds);
+    json_t *row = json_pack("{s:s, s:i, s:s, s:f}", "program", all[i].cp->name, "p", p, "backend", base->backend,
+                            "seconds", r.seconds);
     for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(row, cal_term_names[t], json_real(r.count[t]));
     json_array_append_new(report, row);
     if (r.seconds > 0) runs[n++] = r;
@@ -185,13 +187,14 @@ static void merge_status(CalibrationStatus *into, CalibrationStatus later) {
     if (later.of[t] != CAL_NOT_FITTED) into->of[t] = later.of[t];
 }
 
-// How unit t was found, for the machine file: "fitted", "bounded by load", "undetermined".
-static const char *status_text(Arena *a, CalibrationFitKind kind, int t) {
-  switch (kind) {
-  case CAL_FITTED: return "fitted";
-  case CAL_BOUNDED: return arena_printf(a, "bounded by %s", cal_term_names[calibration_twin(t)]);
-  default: return "undetermined";
-  }
+// How unit t was found, for the machine file: "fitted", "bounded by load",
+// "undetermined", followed by " on threads" when the runs that found it
+// ran on threads for a probe of another backend.
+static const char *status_text(Arena *a, CalibrationFitKind kind, int t, const char *on) {
+  const char *how = kind == CAL_FITTED    ? "fitted"
+                    : kind == CAL_BOUNDED ? arena_printf(a, "bounded by %s", cal_term_names[calibration_twin(t)])
+                                          : "undetermined";
+  return on ? arena_printf(a, "%s on %s", how, on) : how;
 }
 
 // Fits the latencies to the latency runs, then the throughput terms to the
@@ -314,6 +317,38 @@ static int calibrate_core_best(Arena *a, int sizes, int max_attempts, const Opti
   return n;
 }
 
+// The backend an earlier probe measured its runs at p = 1 on: threads
+// since the core's units are measured there, else (older files) its own.
+static const char *recorded_core_backend(const json_t *recorded, const char *backend) {
+  size_t i;
+  json_t *row;
+  json_array_foreach(recorded, i, row) {
+    const char *on = json_string_value(json_object_get(row, "backend"));
+    if (json_integer_value(json_object_get(row, "p")) == 1 && on) return strcmp(on, "mpi") ? "threads" : "mpi";
+  }
+  return backend;
+}
+
+// The machine file's "calibration_fit": the exchange's units as fitted at
+// p, the core's as fitted at p = 1, saying so when that ran on core_backend
+// for a probe of another backend.
+static json_t *fit_report(Arena *a, CalibrationStatus core, CalibrationStatus exchange, const char *core_backend,
+                          const char *backend) {
+  json_t *how = json_object();
+  const char *on = strcmp(core_backend, backend) ? core_backend : NULL;
+  for (int t = 0; t < CAL_TERMS; t++) {
+    bool at_p = exchange.of[t] != CAL_NOT_FITTED;
+    const char *text = at_p ? status_text(a, exchange.of[t], t, NULL)
+                            : status_text(a, core.of[t], t, core.of[t] != CAL_NOT_FITTED ? on : NULL);
+    json_object_set_new(how, cal_term_names[t], json_string(text));
+  }
+  return how;
+}
+
+// The core's units do not depend on how the processes talk: they are
+// measured at p = 1 on threads whatever the backend (with MPI, a launch of
+// mpirun for each of the 150-odd runs of each attempt made most of the
+// probe's time), and only the exchange's runs at p > 1 on the backend.
 json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, const char *effort,
                       const json_t *recorded) {
   Arena *a = arena_new();
@@ -321,6 +356,8 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
   bool quick = effort && strcmp(effort, "--quick") == 0;
   base.repeat = quick ? 1 : effort && strcmp(effort, "--long") == 0 ? 21 : 11;
   base.rounds = quick ? 1 : PROBE_ROUNDS;
+  Options core = base;
+  core.backend = recorded ? recorded_core_backend(recorded, backend) : "threads";
   int sizes = quick && !recorded ? 1 : 3;
   CalibrationRun runs[CORE_RUNS + NPROGRAMS * 3];
   json_t *report;
@@ -328,24 +365,22 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
   // The busiest process is chosen by operations first (one per 1/s seconds),
   // then by the units fitted at p = 1.
   Calibration guess = {.present = true, .unit = {1 / s, 1 / s}, .cache_bytes = cache_bytes};
-  CalibrationStatus status;
+  CalibrationStatus core_status, exchange_status = {0};
   // A quick probe takes its one attempt, however well it fits (on a loaded
   // machine every attempt may fit badly, and three tripled its time).
-  int n = calibrate_core_best(a, sizes, quick ? 1 : CORE_ATTEMPTS, &base, recorded, &guess, runs, &report, &attempts,
-                              &status);
+  int n = calibrate_core_best(a, sizes, quick ? 1 : CORE_ATTEMPTS, &core, recorded, &guess, runs, &report, &attempts,
+                              &core_status);
   if (p > 1) {
     int np = measure_all(a, programs, NPROGRAMS, sizes, &base, p, &guess, recorded, runs + n, report);
-    merge_status(&status, fit_exchange(runs + n, np, guess.unit));
+    exchange_status = fit_exchange(runs + n, np, guess.unit);
     n += np;
   }
   progress_end();
   double r2 = calibration_r2(runs, n, guess.unit);
-  json_t *cal = json_object(), *how = json_object();
-  for (int t = 0; t < CAL_TERMS; t++) {
-    json_object_set_new(cal, cal_term_names[t], json_real(guess.unit[t]));
-    json_object_set_new(how, cal_term_names[t], json_string(status_text(a, status.of[t], t)));
-  }
-  json_t *out = json_pack("{s:o, s:o, s:f, s:i, s:o}", "calibration", cal, "calibration_fit", how, "calibration_r2", r2,
+  json_t *cal = json_object();
+  for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(cal, cal_term_names[t], json_real(guess.unit[t]));
+  json_t *out = json_pack("{s:o, s:o, s:f, s:i, s:o}", "calibration", cal, "calibration_fit",
+                          fit_report(a, core_status, exchange_status, core.backend, backend), "calibration_r2", r2,
                           "calibration_attempts", attempts, "calibration_runs", report);
   arena_free(a);
   return out;

@@ -31,6 +31,17 @@ for key in ("s", "g", "l", "g_seconds", "l_seconds"):
 cal = m.get("calibration", {})
 for key in ("op", "div", "elem", "load", "store"):
     need(isinstance(cal.get(key), (int, float)) and cal[key] >= 0, f"calibration {key} is missing")
+# The core's runs (p = 1) are on threads whatever the backend, the
+# exchange's (at p) on the backend, and the file says which units that gave.
+runs = m.get("calibration_runs", [])
+need(runs and all(r.get("backend") == ("threads" if r["p"] == 1 else backend) for r in runs),
+     "a calibration run on the wrong backend, or not saying which")
+need(any(r["p"] == p for r in runs) == (p > 1), f"no exchange runs at p = {p}")
+fit = m.get("calibration_fit", {})
+on_threads = [k for k, v in fit.items() if v.endswith(" on threads")]
+need(backend == "threads" and not on_threads or
+     backend == "mpi" and "lat_fast" in on_threads and "word" not in on_threads and "barrier" not in on_threads,
+     f"the units said to come from threads: {on_threads}")
 # A quick probe fits its one attempt, however well.
 need(m.get("calibration_attempts") == 1, "a quick probe made more than one attempt")
 # The steadiness: one summary per process, the least steady on top; a share

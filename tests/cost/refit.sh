@@ -62,5 +62,24 @@ grep -qx 'speed      steady: 5.0% of 1000 timings of a 10 us loop took over 1.25
 grep -q '^speed' "$tmp/table.txt" && fail "a steadiness line without a steadiness"
 [ -s "$tmp/err.txt" ] && fail "a file without steadiness warned: $(cat "$tmp/err.txt")"
 
+# An MPI probe measures the core's units at p = 1 on threads (its rows
+# say so): its file says which units that gave, in the table too; the
+# units fitted at p = 2 (word, barrier) are the backend's own. An older MPI
+# file, whose rows name no backend, measured everything on MPI.
+json 'm = j[0]; m["backend"] = "mpi"
+[r.update(backend="threads" if r["p"] == 1 else "mpi") for r in m["calibration_runs"]]; print(json.dumps(m))' \
+  "$here/machine-refit.json" >"$tmp/mpi-core-on-threads.json"
+"$vecbsp" probe --refit "$tmp/mpi-core-on-threads.json" -o "$tmp/mpi.json" || fail "refit of an MPI probe"
+json 'f = j[0]["calibration_fit"]
+bad = [k for k in ("op", "load", "lat_fast", "exit") if not f[k].endswith(" on threads")]
+bad += [k for k in ("word", "barrier", "load_mem_shared") if "threads" in f[k]]
+bad and print(*bad, f); sys.exit(bool(bad))' "$tmp/mpi.json" || fail "the core's units not said to be from threads"
+"$vecbsp" probe --refit "$tmp/mpi-core-on-threads.json" | grep -Eq '^  lat_fast .* fitted on threads$' ||
+  fail "the table does not say lat_fast was fitted on threads"
+json 'm = j[0]; m["backend"] = "mpi"; print(json.dumps(m))' "$here/machine-refit.json" >"$tmp/mpi-old.json"
+"$vecbsp" probe --refit "$tmp/mpi-old.json" -o "$tmp/mpi-old-out.json" || fail "refit of an older MPI probe"
+json 'f = j[0]["calibration_fit"]; sys.exit(any("threads" in v for v in f.values()))' "$tmp/mpi-old-out.json" ||
+  fail "an older MPI probe said its units came from threads"
+
 [ $failed -eq 0 ] && echo "refit: ok"
 exit $failed
