@@ -267,7 +267,7 @@ const char *cli_host_machine(Arena *a, const char *backend, int p)
         return path;
     }
     fprintf(stderr, "vecbsp: note: no machine given and this host not probed yet: probing it once (%s, p = %d; "
-                    "about half a minute) into %s\n", backend, p, path);
+                    "a minute or two) into %s\n", backend, p, path);
     struct probe_opts o = {.p = p, .backend = backend, .arena = a};
     json_t *machine = probe_machine(&o);
     if (!machine)

@@ -10,7 +10,7 @@ failed=0
 fail() { echo "FAIL: $*"; failed=1; }
 here=$(cd "$(dirname "$0")" && pwd)
 # sweep --measure predicts for this host's probe, from the cache: a recorded
-# one stands in for it (none would be probed, half a minute).
+# one stands in for it (none would be probed, a minute or two).
 export VECBSP_CACHE=$tmp/cache
 mkdir -p "$VECBSP_CACHE"
 host_machine=$VECBSP_CACHE/machine-$(hostname)-threads-p2.json
