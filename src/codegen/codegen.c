@@ -391,14 +391,28 @@ static bool release_each(Gen *s, Ir *body, Type *kept) {
   return (gen_allocates(s) || (body && allocates(body))) && !ir_type_has_vec(kept) && !gen_keeps_vector(s);
 }
 
-// Stores the elements of s at dest[0..).
+// Does s run a prefix (whose first element starts its running value)?
+static bool gen_has_prefix(Gen *s) {
+  if (s->kind == GEN_ARRAY) return false;
+  return s->kind == GEN_PREFIX || gen_has_prefix(s->src) || (s->src2 && gen_has_prefix(s->src2));
+}
+
+// Stores the elements of s at dest[0..). A prefix's first element is made
+// apart, as a fold's is: tested in the loop, it left the loop's speed to
+// the compiler's inlining (a prefix of 400000 ints ran 137 or 217 us
+// depending on the code around it).
 void gen_store(Cg *g, Gen *s, const char *dest) {
   const char *n = gen_len(g, s), *k = temp(g);
   gen_count(g, s, n);
-  bool release = release_each(s, NULL, s->e->ty->a);
-  open_block(g, "for (int64_t %s = 0; %s < %s; %s++)", k, k, n, k);
+  bool release = release_each(s, NULL, s->e->ty->a), peel = gen_has_prefix(s);
+  if (peel) {
+    open_block(g, "if (%s > 0) /* the first element */", n);
+    emit(g, "%s[0] = %s;", dest, gen_elem(g, s, "0", AT_FIRST));
+    close_block(g);
+  }
+  open_block(g, "for (int64_t %s = %d; %s < %s; %s++)", k, peel, k, n, k);
   const char *mark = open_iteration(g, release);
-  emit(g, "%s[%s] = %s;", dest, k, gen_elem(g, s, k, AT_ANY));
+  emit(g, "%s[%s] = %s;", dest, k, gen_elem(g, s, k, peel ? AT_REST : AT_ANY));
   close_iteration(g, mark);
   close_block(g);
 }
