@@ -268,7 +268,7 @@ static void check_processes(const Options *opt, int p) {
 
 // Runs exe once with opt->repeat timed repetitions, after WARMUP_REPS
 // untimed ones when warmup is set.
-static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, bool warmup) {
+RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p, bool warmup) {
   check_processes(opt, p);
   bool hybrid = strcmp(opt->backend, "hybrid") == 0;
   int nodes = opt->nodes ? opt->nodes : 1;
@@ -324,23 +324,19 @@ static RunOutcome execute(Arena *a, const char *exe, const Options *opt, int p, 
   return o;
 }
 
-RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p, bool warmup) {
-  return execute(a, exe, opt, p, warmup);
-}
-
 // A measurement shorter than this in all is noise: it is taken again with
 // more repetitions (at most MAX_REPEAT).
 #define MIN_MEASURED_SECONDS 0.01
 enum { MAX_REPEAT = 2000 };
 
 RunOutcome runner_measure(Arena *a, const char *exe, const Options *opt, int p) {
-  RunOutcome o = execute(a, exe, opt, p, true);
+  RunOutcome o = runner_execute(a, exe, opt, p, true);
   int repeat = opt->repeat ? opt->repeat : 1;
   if (o.median * repeat >= MIN_MEASURED_SECONDS) return o;
   Options more = *opt;
   more.repeat = (int)fmin(MAX_REPEAT, ceil(MIN_MEASURED_SECONDS / fmax(o.median, 1e-7)));
   runner_free(&o);
-  return execute(a, exe, &more, p, true);
+  return runner_execute(a, exe, &more, p, true);
 }
 
 char *runner_build(Arena *a, Program *prog, const Plan *pl, const Options *opt) {

@@ -372,29 +372,25 @@ static const char *gen_elem(Cg *g, Gen *s, const char *k, At at) {
   }
 }
 
-// Does making the elements of s allocate?
-static bool gen_allocates(Gen *s) {
+// Does some generator of s's chain (arrays aside) satisfy holds?
+static bool gen_any(Gen *s, bool (*holds)(Gen *)) {
   if (s->kind == GEN_ARRAY) return false;
-  return allocates(s->e->body) || gen_allocates(s->src) || (s->src2 && gen_allocates(s->src2));
+  return holds(s) || gen_any(s->src, holds) || (s->src2 && gen_any(s->src2, holds));
 }
 
-// Does a running value of s (a prefix's) hold a vector made in the loop?
-static bool gen_keeps_vector(Gen *s) {
-  if (s->kind == GEN_ARRAY) return false;
-  if (s->kind == GEN_PREFIX && ir_type_has_vec(s->e->ty->a)) return true;
-  return gen_keeps_vector(s->src) || (s->src2 && gen_keeps_vector(s->src2));
-}
+// Does making its elements allocate?
+static bool allocating(Gen *s) { return allocates(s->e->body); }
+
+// Does its running value (a prefix's) hold a vector made in the loop?
+static bool keeps_vector(Gen *s) { return s->kind == GEN_PREFIX && ir_type_has_vec(s->e->ty->a); }
+
+// Is it a prefix (whose first element starts its running value)?
+static bool is_prefix(Gen *s) { return s->kind == GEN_PREFIX; }
 
 // May a loop over s (applying body, keeping values of type kept) release
 // each iteration's scratch memory at its end?
 static bool release_each(Gen *s, Ir *body, Type *kept) {
-  return (gen_allocates(s) || (body && allocates(body))) && !ir_type_has_vec(kept) && !gen_keeps_vector(s);
-}
-
-// Does s run a prefix (whose first element starts its running value)?
-static bool gen_has_prefix(Gen *s) {
-  if (s->kind == GEN_ARRAY) return false;
-  return s->kind == GEN_PREFIX || gen_has_prefix(s->src) || (s->src2 && gen_has_prefix(s->src2));
+  return (gen_any(s, allocating) || (body && allocates(body))) && !ir_type_has_vec(kept) && !gen_any(s, keeps_vector);
 }
 
 // Stores the elements of s at dest[0..). A prefix's first element is made
@@ -404,7 +400,7 @@ static bool gen_has_prefix(Gen *s) {
 void gen_store(Cg *g, Gen *s, const char *dest) {
   const char *n = gen_len(g, s), *k = temp(g);
   gen_count(g, s, n);
-  bool release = release_each(s, NULL, s->e->ty->a), peel = gen_has_prefix(s);
+  bool release = release_each(s, NULL, s->e->ty->a), peel = gen_any(s, is_prefix);
   if (peel) {
     open_block(g, "if (%s > 0) /* the first element */", n);
     emit(g, "%s[0] = %s;", dest, gen_elem(g, s, "0", AT_FIRST));

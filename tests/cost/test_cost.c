@@ -1095,7 +1095,7 @@ static void test_twins(void) {
   // A unit counted a few words beside millions, in runs the other terms
   // leave 10% unexplained: the runs cannot price it, so it takes its
   // twin's unit (load_mem_shared over the known load_mem), not what
-  // absorbs their residual (2 words would have cost 40 us each).
+  // absorbs their residual (the fit without the rule: 135 us a word).
   for (int r = 0; r < 6; r++) {
     runs[r] = (CalibrationRun){.count = {[CAL_ELEMS] = 1e6 * (r + 1), [CAL_LOADS_SHARED] = r % 2 ? 2 : 0}};
     runs[r].known = 1e-9 * runs[r].count[CAL_ELEMS];
