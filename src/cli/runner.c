@@ -346,11 +346,11 @@ char *runner_build(Arena *a, Program *prog, const Plan *pl, const Options *opt) 
   return exe;
 }
 
-int runner_processes(const Plan *pl, const Options *opt, int p) {
-  check_processes(opt, p);  // what -p asks must be possible, whatever runs
-  bool counted = opt->profile || opt->trace;
-  bool flat = !opt->backend || strcmp(opt->backend, "hybrid") != 0;
-  return flat && !counted && plan_one_process(pl) ? 1 : p;
+int runner_processes(const Plan *pl, Options *opt, int p) {
+  check_processes(opt, p);  // what -p and --nodes ask must be possible, whatever runs
+  if (opt->profile || opt->trace || !plan_one_process(pl)) return p;
+  opt->nodes = 0;  // hybrid: one rank, of one thread
+  return 1;
 }
 
 void runner_free(RunOutcome *o) {

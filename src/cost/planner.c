@@ -465,16 +465,20 @@ static Plan *start(Program *prog, const Machine *m, const PlanLimits *lim) {
 // How much of a run's traffic the cache serves depends on the memory the
 // whole run touches, which the plan decides: the search assumes the shares
 // of a run (the default plan's first, then those of its last plan) until
-// they hold. The search also adds conversions as if each ran alone (a
-// region's fetch shares one barrier). So its plans and the template are
-// compared by the exact model of each whole run, and the cheapest is kept
-// (its seconds in *seconds).
+// they hold. That is a fixed point reached from the default plan, not the
+// cheapest plan under each plan's own shares: a plan that touches less
+// memory is charged the shares of one that touches more (best_plan). The
+// search also adds conversions as if each ran alone (a region's fetch
+// shares one barrier). So its plans and the template are compared by the
+// exact model of each whole run, and the cheapest is kept (its seconds in
+// *seconds, the template's in the report).
 static Plan *cheapest(Program *prog, const int64_t *params, const Machine *m, const PlanLimits *lim, PlanReport *report,
                       double *seconds) {
   Plan *base = start(prog, m, lim);
   Plan *best = template(base->ir, m, lim);
   MemoryShares shares, next;
   double least = plan_run(prog, params, best, m, NULL);
+  if (report) report->paper_seconds = least;
   plan_run(prog, params, base, m, &shares);
   for (int round = 0; round < SHARE_ROUNDS; round++) {
     Plan *pl = searched(prog, params, m, lim, base, shares, report);
@@ -487,21 +491,50 @@ static Plan *cheapest(Program *prog, const int64_t *params, const Machine *m, co
   return best;
 }
 
-// The cheapest plan; one on p processes only if it beats the cheapest
-// one-process plan (every region sequential, run on one process) by more
-// than the margin: its time varies far more than a one-process run's on a
-// shared machine, and a gain within the model's error is no gain. No margin
-// applies where the limits leave no one-process plan.
+static bool same_choice(const RegionChoice *a, const RegionChoice *b) {
+  return a->alone == b->alone && a->out == b->out && a->fold == b->fold && a->prefix == b->prefix &&
+         a->lanes == b->lanes && a->levels == b->levels;
+}
+
+// The estimates of the one-process search (one) in the report of the
+// search on p processes, where they are lower: each estimates the best
+// program with an alternative, under the shares of its own plans.
+static void merge_estimates(IrProgram *ir, PlanReport *report, const PlanReport *one) {
+  for (int r = 0; r < ir->nregions; r++) {
+    RegionReport *rr = &report->region[r];
+    const RegionReport *o = &one->region[r];
+    for (int i = 0; i < rr->nalts; i++)
+      for (int j = 0; j < o->nalts; j++)
+        if (same_choice(&rr->alt[i], &o->alt[j])) rr->program[i] = fmin(rr->program[i], o->program[j]);
+  }
+}
+
+// The cheapest plan. The search costs every alternative under the memory
+// shares of one run (cheapest), and a one-process plan touches fewer words
+// than a plan on p processes (no message is copied), so under the shares
+// of the plans on p processes it is charged more than it costs, and the
+// search that starts from them may never reach it. So the one-process
+// plans are searched on their own, under their own shares, and the
+// cheaper of the two searches' plans is taken; the one on p processes only
+// if it beats the one-process plan (every region sequential, run on one
+// process) by more than the margin: its time varies far more than a
+// one-process run's on a shared machine, and a gain within the model's
+// error is no gain. No margin applies where the limits leave no
+// one-process plan.
 static Plan *best_plan(Program *prog, const int64_t *params, const Machine *m, const PlanLimits *lim, PlanReport *report) {
   if (!params) return start(prog, m, lim);
   double parallel, alone;
   Plan *best = cheapest(prog, params, m, lim, report, &parallel);
-  if (m->p == 1 || lim->margin <= 0 || lim->regions == 1 || plan_one_process(best)) return best;
+  if (report) report->seconds = parallel;
+  if (m->p == 1 || lim->regions == 1 || plan_one_process(best)) return best;
   PlanLimits sequential = *lim;
   sequential.regions = 0;
-  Plan *one = cheapest(prog, params, m, &sequential, NULL, &alone);
-  if (!plan_one_process(one) || parallel < alone * (1 - lim->margin)) return best;
-  if (report) report->set_aside_seconds = parallel;
+  PlanReport one_report = {0};
+  Plan *one = cheapest(prog, params, m, &sequential, report ? &one_report : NULL, &alone);
+  if (report) merge_estimates(best->ir, report, &one_report);
+  double margin = plan_one_process(one) ? lim->margin : 0;
+  if (parallel < alone * (1 - margin)) return best;
+  if (report) report->seconds = alone, report->set_aside_seconds = parallel < alone ? parallel : 0;
   return one;
 }
 
@@ -518,9 +551,12 @@ PlanReport cost_plan_report(Program *prog, const int64_t *params, const Machine 
   PlanLimits lim = limits_of(spec, block_result);
   IrProgram *ir = lower_program(prog);
   PlanReport report = {.margin = lim.margin};
-  report.plan = strcmp(lim.base, "paper") == 0 ? template(ir, m, &lim) : best_plan(prog, params, m, &lim, &report);
-  report.seconds = cost_plan_seconds(prog, params, report.plan, m);
-  report.paper_seconds = cost_plan_seconds(prog, params, template(ir, m, &lim), m);
+  if (strcmp(lim.base, "paper") != 0) {
+    report.plan = best_plan(prog, params, m, &lim, &report);
+    return report;
+  }
+  report.plan = template(ir, m, &lim);
+  report.seconds = report.paper_seconds = cost_plan_seconds(prog, params, report.plan, m);
   return report;
 }
 

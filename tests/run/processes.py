@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """processes.py VECBSP: a plan that sends nothing (every region on process
-0) runs on one process whatever -p says, on threads and MPI, and prints
-eval's result; a plan that sends runs on all of them, and so does any plan
-whose supersteps are counted (--profile compares every process's counts
-with the model's at p)."""
+0) runs on one process whatever -p says, on threads, MPI and hybrid (one
+rank of one thread, whatever --nodes says), and prints eval's result; a
+plan that sends runs on all of them, and so does any plan whose supersteps
+are counted (--profile compares every process's counts with the model's
+at p)."""
 import json
 import os
 import subprocess
@@ -18,7 +19,9 @@ want = subprocess.run([vecbsp, "eval", program, "-D", "n=1000", "--random", "4"]
                       capture_output=True, text=True).stdout.strip()
 # (backend, plan, extra flags, processes expected at -p 2)
 cases = [("threads", "best,regions=sequential", [], 1), ("mpi", "best,regions=sequential", [], 1),
+         ("hybrid", "best,regions=sequential", ["--nodes", "2"], 1),
          ("threads", "best,regions=parallel,inputs=block", [], 2),
+         ("hybrid", "best,regions=parallel,inputs=block", ["--nodes", "2"], 2),
          ("threads", "best,regions=sequential", ["--profile"], 2)]
 for backend, plan, extra, processes in cases:
     done = subprocess.run([vecbsp, "run", program, "-D", "n=1000", "--random", "4", "-p", "2", "--backend", backend,
