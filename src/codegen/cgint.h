@@ -125,9 +125,10 @@ const char *gen_vector(Cg *g, Gen *s);
 void gen_store(Cg *g, Gen *s, const char *dest);
 // Folds the elements of s (at least one) into acc with e's body (an operator
 // of the element type: a fold's, or a prefix's folding its block); lanes > 1
-// keeps that many accumulators over contiguous sub-blocks when the block is
-// long enough (ranges.h, range_laned).
-void gen_fold(Cg *g, Ir *e, Gen *s, const char *acc, int lanes);
+// keeps that many accumulators when the block is long enough (ranges.h,
+// range_laned), over contiguous sub-blocks or, interleaved, over every
+// lanes-th element.
+void gen_fold(Cg *g, Ir *e, Gen *s, const char *acc, int lanes, bool interleaved);
 
 //
 // types.c: the C types of the program's data and their helpers.

@@ -466,29 +466,31 @@ static void fold_one(Cg *g, Ir *e, Gen *s, const char *acc, const char *n, bool 
   close_block(g);
 }
 
-// The same with `lanes` accumulators, one per contiguous sub-block
-// (range_lane_lo), run side by side and combined in order: the loop waits
-// for the operator's carried dependency lanes times less. The elements of
-// s are made independently of each other (plan_pass_laned), so any order
-// of making them is right; the applications are as many (n - 1).
-static void fold_lanes(Cg *g, Ir *e, Gen *s, const char *acc, const char *n, int lanes, bool counted) {
-  const char *lane[PLAN_LANES], *base[PLAN_LANES], *i = temp(g), *q = temp(g);
+// The same with `lanes` accumulators run side by side: the loop waits for
+// the operator's carried dependency lanes times less. Each lane takes a
+// contiguous sub-block (range_lane_lo), combined in order; or, when the
+// operator commutes (interleaved), every lanes-th element, which keeps one
+// stream through memory. The elements of s are made independently of each
+// other (plan_pass_laned), so any order of making them is right; the
+// applications are as many (n - 1).
+static void fold_lanes(Cg *g, Ir *e, Gen *s, const char *acc, const char *n, int lanes, bool interleaved,
+                       bool counted) {
+  const char *lane[PLAN_LANES], *i = temp(g), *q = temp(g);
   Type *t = e->kind == IR_FOLD ? e->ty : e->ty->a;
   emit(g, "int64_t %s = range_lane_lo(%s, %d, 1);", q, n, lanes);
   // Each element and application in a block of its own: their variables
   // are named after the function's parameters.
   for (int j = 0; j < lanes; j++) {
-    base[j] = fmt(g, "%s * %d", q, j);
     lane[j] = define_temp(g, t, "{0}");
     open_block(g, "/* lane %d: its first element */", j);
-    emit(g, "%s = %s;", lane[j], gen_elem(g, s, base[j], AT_ANY));
+    emit(g, "%s = %s;", lane[j], gen_elem(g, s, interleaved ? fmt(g, "%d", j) : fmt(g, "%s * %d", q, j), AT_ANY));
     close_block(g);
   }
   open_block(g, "for (int64_t %s = 1; %s < %s; %s++)", i, i, q, i);
   for (int j = 0; j < lanes; j++) {
     open_block(g, "/* lane %d */", j);
-    const char *y = gen_elem(g, s, fmt(g, "%s + %s", base[j], i), AT_ANY);
-    emit(g, "%s = %s;", lane[j], apply_counted(g, e, counted, lane[j], y));
+    const char *k = interleaved ? fmt(g, "%s * %d + %d", i, lanes, j) : fmt(g, "%s * %d + %s", q, j, i);
+    emit(g, "%s = %s;", lane[j], apply_counted(g, e, counted, lane[j], gen_elem(g, s, k, AT_ANY)));
     close_block(g);
   }
   close_block(g);
@@ -503,7 +505,7 @@ static void fold_lanes(Cg *g, Ir *e, Gen *s, const char *acc, const char *n, int
   }
 }
 
-void gen_fold(Cg *g, Ir *e, Gen *s, const char *acc, int lanes) {
+void gen_fold(Cg *g, Ir *e, Gen *s, const char *acc, int lanes, bool interleaved) {
   const char *n = gen_len(g, s);
   gen_count(g, s, n);
   Type *t = e->kind == IR_FOLD ? e->ty : e->ty->a;  // a prefix's operator folds its block
@@ -513,7 +515,7 @@ void gen_fold(Cg *g, Ir *e, Gen *s, const char *acc, int lanes) {
     return;
   }
   open_block(g, "if (range_laned(%d, %s))", lanes, n);
-  fold_lanes(g, e, s, acc, n, lanes, counted);
+  fold_lanes(g, e, s, acc, n, lanes, interleaved, counted);
   else_block(g);
   fold_one(g, e, s, acc, n, counted, release);
   close_block(g);
@@ -614,7 +616,7 @@ static const char *cg_local_skeleton(Cg *g, Ir *e) {
     Gen *s = gen_of(g, e->a);
     emit(g, "rt_nonempty(%s, \"fold\", %s);", gen_len(g, s), site(g, e->pos));
     const char *acc = define_temp(g, e->ty, "{0}");
-    gen_fold(g, e, s, acc, 1);
+    gen_fold(g, e, s, acc, 1, false);
     return acc;
   }
   default: break;

@@ -106,7 +106,7 @@ static void emit_pass(Cg *g, Emit *m, const Step *s, const Step *next) {
   case SINK_FOLD: case SINK_REDUCE: {
     const char *acc = define_temp(g, elem_type(sink), "{0}");
     open_block(g, "if (%s > 0)", n);
-    gen_fold(g, sink, cur, acc, s->lanes);
+    gen_fold(g, sink, cur, acc, s->lanes, s->interleaved);
     close_block(g);
     if (s->sink == SINK_REDUCE) {
       m->total[s->to] = acc;

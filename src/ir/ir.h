@@ -310,6 +310,8 @@ typedef struct Step {
   PassSink sink;      // STEP_PASS
   uint64_t seeded;    // STEP_PASS: prefix stages (bit s) run again, from the lower blocks' total
   int lanes;          // STEP_PASS with SINK_FOLD or SINK_REDUCE: accumulators
+  bool interleaved;   // their elements: every lanes-th one (the operator commutes), else
+                      // contiguous sub-blocks combined in order
   Exchange xch;       // STEP_EXCHANGE, STEP_COMBINE (what was received), STEP_GATHER: the
                       // pattern; XCH_TREE and the level patterns stand for all their rounds, each
                       // an exchange and a combine
@@ -437,5 +439,9 @@ void plan_pass_carried(const Region *r, const Step *s, int carried[LAT_CLASSES])
 // Can a pass with these stages keep lanes accumulators (its elements are
 // made independently of each other)?
 bool plan_pass_laned(const Region *r, const Step *s);
+// Does a fold's (or prefix's) operator commute: a commutative primitive
+// (+, *, max, min, &&, ||) of its two parameters, or a pair of them over
+// their components? Its lanes may then take every lanes-th element.
+bool plan_fold_commutes(const Ir *fold);
 
 #endif

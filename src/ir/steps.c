@@ -21,7 +21,10 @@ static void push(Builder *b, Step s) { b->steps[b->n++] = s; }
 // after it, reading what it stored.
 static void pass(Builder *b, int to, PassSink sink) {
   Step s = {.kind = STEP_PASS, .from = b->from, .to = to, .src = b->src, .sink = sink, .seeded = b->seeded, .lanes = 1};
-  if ((sink == SINK_FOLD || sink == SINK_REDUCE) && plan_pass_laned(b->r, &s)) s.lanes = b->c->lanes;
+  if ((sink == SINK_FOLD || sink == SINK_REDUCE) && plan_pass_laned(b->r, &s)) {
+    s.lanes = b->c->lanes;
+    s.interleaved = plan_fold_commutes(b->r->stages[to]);
+  }
   push(b, s);
 }
 
@@ -124,4 +127,27 @@ bool plan_pass_laned(const Region *r, const Step *s) {
   Ir *sink = r->stages[s->to];
   Type *t = sink->kind == IR_FOLD ? sink->ty : sink->ty->a;
   return ir_word_flat(t) && !sink->fuses_element;
+}
+
+// Is e x's part (IR_VAR: x itself; IR_FST, IR_SND: its component)?
+static bool is_part(const Ir *e, const IrVar *x, IrKind part) {
+  if (part != IR_VAR) {
+    if (e->kind != part) return false;
+    e = e->a;
+  }
+  return e->kind == IR_VAR && e->var == x;
+}
+
+// Is e a commutative primitive of x's and y's parts?
+static bool commutes_on(const Ir *e, const IrVar *x, const IrVar *y, IrKind part) {
+  if (e->kind != IR_BINOP) return false;
+  if (e->op != OP_ADD && e->op != OP_MUL && e->op != OP_MAX && e->op != OP_MIN && e->op != OP_AND && e->op != OP_OR)
+    return false;
+  return (is_part(e->a, x, part) && is_part(e->b, y, part)) || (is_part(e->a, y, part) && is_part(e->b, x, part));
+}
+
+bool plan_fold_commutes(const Ir *fold) {
+  const Ir *b = fold->body;
+  if (b->kind == IR_PAIR) return commutes_on(b->a, fold->x, fold->y, IR_FST) && commutes_on(b->b, fold->x, fold->y, IR_SND);
+  return commutes_on(b, fold->x, fold->y, IR_VAR);
 }
