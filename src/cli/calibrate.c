@@ -16,42 +16,49 @@ typedef struct CalProgram {
   const char *source;  // VEC-BSP text
   const char *sizes[3][2];  // up to three runs (in cache, in the last-level cache, in memory),
                             // each up to two -D NAME=VALUE
+  const char *plan;         // its plan (NULL: the papers' template)
 } CalProgram;
 
 static const CalProgram programs[] = {
-    {"sum", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
-    {"map", "param n\ninput v : [n]int\nmain = length (map (\\x -> x * 3 + 1) v)\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
+    {"sum", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, NULL},
+    {"map", "param n\ninput v : [n]int\nmain = length (map (\\x -> x * 3 + 1) v)\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, NULL},
     {"divide", "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> 1000003 / (x * x + 1) + x % (x * x + 2)) v)\n",
-     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
+     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, NULL},
     {"float divide", "param n\ninput v : [n]float\nmain = length (map (\\x -> 1.5 / (x * x + 1.0)) v)\n",
-     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
+     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, NULL},
     {"selects", "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> max (x + 3) (7 - x) + min (x - 5) (2 - x)) v)\n",
-     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
+     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, NULL},
     {"divide by literals", "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> x / 7 + x % 5) v)\n",
-     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
-    {"scan", "param n\ninput v : [n]int\nmain = fold max (prefix (+) v)\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
+     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, NULL},
+    {"scan", "param n\ninput v : [n]int\nmain = fold max (prefix (+) v)\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, NULL},
     {"rows", "param m n\ninput M : [m][n]int\nmain = fold (+) (map (fold (+)) M)\n",
-     {{"m=125", "n=2000"}, {"m=1000", "n=2000"}, {"m=4000", "n=2000"}}},
+     {{"m=125", "n=2000"}, {"m=1000", "n=2000"}, {"m=4000", "n=2000"}}, NULL},
     {"vector fold", "param m n\ninput M : [m][n]int\nmain = fold (+) (fold (\\a b -> pair_map (+) (a, b)) M)\n",
-     {{"m=125", "n=2000"}, {"m=1000", "n=2000"}, {"m=4000", "n=2000"}}},
-    {"segments", "param n\ninput v : [n]int\nmain = length (redconcat (inits v))\n", {{"n=500"}, {"n=1500"}, {"n=3000"}}},
+     {{"m=125", "n=2000"}, {"m=1000", "n=2000"}, {"m=4000", "n=2000"}}, NULL},
+    {"segments", "param n\ninput v : [n]int\nmain = length (redconcat (inits v))\n", {{"n=500"}, {"n=1500"}, {"n=3000"}}, NULL},
     {"short rows", "param m n\ninput M : [m][n]int\nmain = fold (+) (map (fold (+)) M)\n",
-     {{"m=31250", "n=8"}, {"m=250000", "n=8"}, {"m=1000000", "n=8"}}},
+     {{"m=31250", "n=8"}, {"m=250000", "n=8"}, {"m=1000000", "n=8"}}, NULL},
     {"segment sums", "param n\ninput v : [n]int\nmain = fold max (map (fold (+)) (inits v))\n",
-     {{"n=1500"}, {"n=3000"}}},
+     {{"n=1500"}, {"n=3000"}}, NULL},
     {"row prefixes", "param m n\ninput M : [m][n]int\nmain = length (redconcat (map inits M))\n",
-     {{"m=10000", "n=4"}, {"m=100000", "n=4"}}},
+     {{"m=10000", "n=4"}, {"m=100000", "n=4"}}, NULL},
     {"prefix sums of rows",
      "param m n\ninput M : [m][n]int\nmain = fold max (map (\\r -> fold max (map (fold (+)) (inits r))) M)\n",
-     {{"m=1700", "n=48"}, {"m=242", "n=128"}, {"m=60", "n=256"}}},
-    {"tiny sum", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=500"}, {"n=2000"}}},
-    {"tiny scan", "param n\ninput v : [n]int\nmain = fold max (prefix (+) v)\n", {{"n=500"}, {"n=2000"}}},
+     {{"m=1700", "n=48"}, {"m=242", "n=128"}, {"m=60", "n=256"}}, NULL},
+    {"tiny sum", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=500"}, {"n=2000"}}, NULL},
+    {"tiny scan", "param n\ninput v : [n]int\nmain = fold max (prefix (+) v)\n", {{"n=500"}, {"n=2000"}}, NULL},
     {"dot", "param n\ninput a : [n]int\ninput b : [n]int\nmain = fold (+) (pair_map (*) (a, b))\n",
-     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}},
+     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, NULL},
+    {"sum in lanes", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}},
+     "paper,lanes=4"},
+    {"dot in lanes", "param n\ninput a : [n]int\ninput b : [n]int\nmain = fold (+) (pair_map (*) (a, b))\n",
+     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, "paper,lanes=4"},
+    {"selects in lanes", "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> max (x + 3) (7 - x) + min (x - 5) (2 - x)) v)\n",
+     {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, "paper,lanes=4"},
     {"broadcast",
      "param m n\ninput v : [n]int\ninput w : [m]int\n"
      "main = fold (+) (map (\\x -> fold (+) (map (\\y -> y * x) v)) w)\n",
-     {{"m=4", "n=125000"}, {"m=4", "n=1000000"}, {"m=4", "n=4000000"}}},
+     {{"m=4", "n=125000"}, {"m=4", "n=1000000"}, {"m=4", "n=4000000"}}, NULL},
 };
 enum { NPROGRAMS = sizeof programs / sizeof *programs };
 
@@ -59,17 +66,14 @@ enum { NPROGRAMS = sizeof programs / sizeof *programs };
 // their time is the latency of their carried operations. A core's latencies
 // do not depend on p, so they run at p = 1.
 static const CalProgram latency_programs[] = {
-    {"add chain", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=20000"}, {"n=80000"}}},
-    {"max chain", "param n\ninput v : [n]int\nmain = fold max v\n", {{"n=20000"}, {"n=80000"}}},
-    {"multiply chain", "param n\ninput v : [n]int\nmain = fold (*) v\n", {{"n=20000"}, {"n=80000"}}},
-    {"float add chain", "param n\ninput v : [n]float\nmain = fold (+) v\n", {{"n=20000"}, {"n=80000"}}},
+    {"add chain", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=20000"}, {"n=80000"}}, NULL},
+    {"max chain", "param n\ninput v : [n]int\nmain = fold max v\n", {{"n=20000"}, {"n=80000"}}, NULL},
+    {"multiply chain", "param n\ninput v : [n]int\nmain = fold (*) v\n", {{"n=20000"}, {"n=80000"}}, NULL},
+    {"float add chain", "param n\ninput v : [n]float\nmain = fold (+) v\n", {{"n=20000"}, {"n=80000"}}, NULL},
     {"divide chain", "param n\ninput v : [n]int\nmain = fold (\\a b -> (a + 1000003) / (b * b + 1)) v\n",
-     {{"n=20000"}, {"n=80000"}}},
+     {{"n=20000"}, {"n=80000"}}, NULL},
 };
 enum { NLATENCY = sizeof latency_programs / sizeof *latency_programs };
-
-// A run the latencies explain mostly is left out of the throughput fit.
-#define LATENCY_BOUND 0.8
 
 // A run's counts: those of its supersteps (cost_step_counts), summed.
 static CalibrationRun model_run(const ExactResult *x, const Calibration *guess) {
@@ -118,7 +122,7 @@ static CalRun prepare_run(Arena *a, const CalProgram *cp, int size, const Option
   // The papers' template, as the calibration runs recorded by earlier
   // probes were measured (--refit refits them).
   Options as_recorded = r.opt;
-  as_recorded.plan = "paper";
+  as_recorded.plan = cp->plan ? cp->plan : "paper";
   Plan *pl = cli_plan(a, prog, params, &as_recorded, p, false);
   ExactResult x;
   exact_cost(a, prog, params, pl, &x);
@@ -175,12 +179,6 @@ static int measure_all(Arena *a, const CalProgram *progs, int nprogs, int sizes,
   return n;
 }
 
-static double term_sum(const double unit[CAL_TERMS], const CalibrationRun *run, int from, int to) {
-  double t = 0;
-  for (int i = from; i < to; i++) t += unit[i] * run->count[i];
-  return t;
-}
-
 // The later fit of a unit decides how it was found.
 static void merge_status(CalibrationStatus *into, CalibrationStatus later) {
   for (int t = 0; t < CAL_TERMS; t++)
@@ -197,36 +195,16 @@ static const char *status_text(Arena *a, CalibrationFitKind kind, int t, const c
   return on ? arena_printf(a, "%s on %s", how, on) : how;
 }
 
-// Fits the latencies to the latency runs, then the throughput terms to the
-// throughput runs bound by their work. Which those are is found by rounds:
-// at first those the latencies explain less than mostly, then those whose
-// fitted throughput exceeds their latency.
+// Fits the latencies to the latency runs, then the throughput terms (the
+// core's and the memory's) to the throughput runs, each run's time being
+// its largest bound (calibration_fit_bound).
 static CalibrationStatus fit_local(const CalibrationRun *lat, int nlat, const CalibrationRun *thr, int nthr,
                                    double unit[CAL_TERMS]) {
   bool terms[CAL_TERMS];
   for (int t = 0; t < CAL_TERMS; t++) terms[t] = t >= CAL_LAT_FAST && t < CAL_EXITS;
-  CalibrationStatus status = calibration_fit(lat, nlat, terms, unit), thr_status = {0};
+  CalibrationStatus status = calibration_fit(lat, nlat, terms, unit);
   for (int t = 0; t < CAL_TERMS; t++) terms[t] = t < CAL_LAT_FAST;
-  bool *by_work = calloc((size_t)nthr + 1, sizeof *by_work);
-  CalibrationRun *work = malloc(((size_t)nthr + 1) * sizeof *work);
-  for (int r = 0; r < nthr; r++)
-    by_work[r] = term_sum(unit, &thr[r], CAL_LAT_FAST, CAL_EXITS) < LATENCY_BOUND * thr[r].seconds;
-  for (int round = 0; round < nthr; round++) {
-    int nwork = 0;
-    for (int r = 0; r < nthr; r++)
-      if (by_work[r]) work[nwork++] = thr[r];
-    thr_status = calibration_fit(work, nwork, terms, unit);
-    bool changed = false;
-    for (int r = 0; r < nthr; r++) {
-      bool now = term_sum(unit, &thr[r], 0, CAL_LAT_FAST) > term_sum(unit, &thr[r], CAL_LAT_FAST, CAL_EXITS);
-      changed |= now != by_work[r];
-      by_work[r] = now;
-    }
-    if (!changed) break;
-  }
-  free(work);
-  free(by_work);
-  merge_status(&status, thr_status);
+  merge_status(&status, calibration_fit_bound(thr, nthr, terms, unit));
   return status;
 }
 
@@ -261,7 +239,7 @@ static CalibrationStatus fit_exchange(CalibrationRun *runs, int n, double unit[C
   terms[CAL_LOADS_SHARED] = terms[CAL_STORES_SHARED] = terms[CAL_UNPACKED_SHARED] = true;
   terms[CAL_UNPACKED] = terms[CAL_UNPACKED_MEM] = true;
   terms[CAL_VECTORS] = terms[CAL_WORDS] = terms[CAL_WORDS_MEM] = terms[CAL_BARRIERS] = true;
-  return fit_rest(runs, n, terms, unit);
+  return calibration_fit_bound(runs, n, terms, unit);
 }
 
 // The core's units, fitted to the runs at p = 1 (measured, or looked up in

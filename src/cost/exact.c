@@ -464,6 +464,7 @@ static Shape *redconcat(Ex *x, Shape *v) {
 static Shape *binop(Ex *x, Ir *e) {
   Shape *a = ev(x, e->a);
   x->now->ops++;
+  x->now->selects += e->op == OP_MAX || e->op == OP_MIN;
   if (e->lazy && known(a) && (a->n.k != 0) == (e->op == OP_OR)) return a;
   Shape *b = ev(x, e->b);
   if (e->op == OP_DIV || e->op == OP_MOD) {  // as the C compiler divides (plan_division)
@@ -485,6 +486,7 @@ static Shape *binop(Ex *x, Ir *e) {
 static Shape *cond(Ex *x, Ir *e) {
   Shape *c = ev(x, e->a);
   if (known(c) || e->kind == IR_IFS) return ev(x, c->n.k ? e->b : e->c);
+  x->now->selects++;  // its condition counts the compare
   Counts then_c, else_c;
   Counts *saved = tally(x, &then_c);
   Shape *r = ev(x, e->b);
@@ -1083,10 +1085,10 @@ static void run_pass(Ex *x, Run *u, const Step *s, const Step *next, int k) {
   on(x, k);
   int64_t n = len(u->blk[k]);
   if (s->src == SRC_OFFSET) n = len(u->scan[s->from][k]);
-  x->now->elems = add(x->now->elems, n);
   int carried[LAT_CLASSES];
   plan_pass_carried(r, s, carried);
   bool laned = range_laned(s->lanes, n);
+  x->now->elems = add(x->now->elems, laned ? (n - 1) / s->lanes + s->lanes : n);  // the loops' trips
   count_carried(x->now, carried, laned ? (n - 1) / s->lanes + s->lanes - 1 : n - 1);
   Shape *cur = pass_elements(x, u, s, s->sink == SINK_STORE ? s->to : s->to - 1, k);
   Shape *env = u->env[s->to];

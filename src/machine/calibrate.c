@@ -6,11 +6,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+// Is t a count of words streamed from memory? The memory streams them
+// while the core computes: a loop takes the longer of the two.
+static bool memory_term(int t) {
+  switch (t) {
+  case CAL_LOADS_MEM: case CAL_STORES_MEM: case CAL_UNPACKED_MEM: case CAL_LOADS_SHARED: case CAL_STORES_SHARED:
+  case CAL_UNPACKED_SHARED: case CAL_ACC_STORES_MEM: return true;
+  default: return false;
+  }
+}
+
+// The in-cache term whose instructions a memory term's words take on the core.
+static int core_twin(int t) {
+  while (memory_term(t)) t = calibration_twin(t);
+  return t;
+}
+
+void calibration_bounds(const double unit[CAL_TERMS], const double count[CAL_TERMS], double time[CAL_BOUNDS]) {
+  time[CAL_BOUND_CORE] = time[CAL_BOUND_MEMORY] = time[CAL_BOUND_LATENCY] = 0;
+  for (int t = 0; t < CAL_LAT_FAST; t++) {
+    time[CAL_BOUND_CORE] += unit[core_twin(t)] * count[t];
+    if (memory_term(t)) time[CAL_BOUND_MEMORY] += unit[t] * count[t];
+  }
+  for (int t = CAL_LAT_FAST; t < CAL_EXITS; t++) time[CAL_BOUND_LATENCY] += unit[t] * count[t];
+}
+
+CalibrationBound calibration_binding(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
+  double time[CAL_BOUNDS];
+  calibration_bounds(unit, count, time);
+  CalibrationBound b = CAL_BOUND_CORE;
+  for (int k = 1; k < CAL_BOUNDS; k++)
+    if (time[k] > time[b]) b = (CalibrationBound)k;
+  return b;
+}
+
 double calibration_local_seconds(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
-  double work = 0, latency = 0;
-  for (int t = 0; t < CAL_LAT_FAST; t++) work += unit[t] * count[t];
-  for (int t = CAL_LAT_FAST; t < CAL_EXITS; t++) latency += unit[t] * count[t];
-  return fmax(work, latency) + unit[CAL_EXITS] * count[CAL_EXITS];
+  double time[CAL_BOUNDS];
+  calibration_bounds(unit, count, time);
+  return fmax(time[CAL_BOUND_CORE], fmax(time[CAL_BOUND_MEMORY], time[CAL_BOUND_LATENCY])) +
+         unit[CAL_EXITS] * count[CAL_EXITS];
 }
 
 double calibration_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
@@ -169,4 +203,69 @@ double calibration_r2(const CalibrationRun *runs, int n, const double unit[CAL_T
     ss_tot += (runs[r].seconds - mean) * (runs[r].seconds - mean);
   }
   return ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
+}
+
+// Which bound a run's term t counts in (-1: every one: exits, words, barriers).
+static int bound_of(int t) {
+  if (t >= CAL_EXITS) return -1;
+  if (t >= CAL_LAT_FAST) return CAL_BOUND_LATENCY;
+  return memory_term(t) ? CAL_BOUND_MEMORY : CAL_BOUND_CORE;
+}
+
+// A run as a fit sees it when bound b sets its time: b's counts (a core's
+// with the memory's words as its instructions), then exits, words and
+// barriers; the units not being fitted price their part.
+static CalibrationRun bound_view(const CalibrationRun *run, CalibrationBound b, const bool fit[CAL_TERMS],
+                                 const double unit[CAL_TERMS]) {
+  CalibrationRun v = {.seconds = run->seconds};
+  for (int t = 0; t < CAL_TERMS; t++) {
+    int to = b == CAL_BOUND_CORE && memory_term(t) ? core_twin(t) : t;
+    if (bound_of(t) < 0 || bound_of(t) == (int)b || to != t) v.count[to] += run->count[t];
+  }
+  for (int t = 0; t < CAL_TERMS; t++)
+    if (!fit[t]) v.known += unit[t] * v.count[t];
+  return v;
+}
+
+// The first guess of what bounds a run: its latency if its known latencies
+// explain most of it, the memory if most of its words stream from memory,
+// else the core.
+#define LATENCY_BOUND 0.8
+static CalibrationBound first_bound(const CalibrationRun *run, const double unit[CAL_TERMS]) {
+  double time[CAL_BOUNDS], words = 0, streamed = 0;
+  calibration_bounds(unit, run->count, time);
+  if (time[CAL_BOUND_LATENCY] >= LATENCY_BOUND * run->seconds) return CAL_BOUND_LATENCY;
+  for (int t = 0; t < CAL_LAT_FAST; t++) {
+    int c = core_twin(t);
+    if (c == CAL_LOADS || c == CAL_STORES || c == CAL_UNPACKED || c == CAL_ACC_STORES) {
+      words += run->count[t];
+      if (memory_term(t)) streamed += run->count[t];
+    }
+  }
+  return streamed > words / 2 ? CAL_BOUND_MEMORY : CAL_BOUND_CORE;
+}
+
+// Rounds of fitting before the runs' bounds are taken as settled.
+enum { BOUND_ROUNDS = 20 };
+
+CalibrationStatus calibration_fit_bound(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS],
+                                        double unit[CAL_TERMS]) {
+  CalibrationBound *bound = malloc(((size_t)n + 1) * sizeof *bound);
+  CalibrationRun *view = calloc((size_t)n + 1, sizeof *view);
+  for (int r = 0; r < n; r++) bound[r] = first_bound(&runs[r], unit);
+  CalibrationStatus status = {0};
+  for (int round = 0; round < BOUND_ROUNDS; round++) {
+    for (int r = 0; r < n; r++) view[r] = bound_view(&runs[r], bound[r], fit, unit);
+    status = calibration_fit(view, n, fit, unit);
+    bool changed = false;
+    for (int r = 0; r < n; r++) {
+      CalibrationBound b = calibration_binding(unit, runs[r].count);
+      changed |= b != bound[r];
+      bound[r] = b;
+    }
+    if (!changed) break;
+  }
+  free(view);
+  free(bound);
+  return status;
 }

@@ -186,8 +186,17 @@ typedef struct CalibrationRun {
   double known;             // of which the terms not being fitted explain this much
 } CalibrationRun;
 
-// A process's local time for these counts: the larger of work and latency,
-// plus its mispredicted exits (docs/cost-model.md, "Calibration").
+// What may set a process's local time: its core's throughput (every
+// instruction, a word streamed from memory as its in-cache twin's), the
+// memory's (the words streamed from it) and the latency of its loops'
+// carried dependencies.
+typedef enum { CAL_BOUND_CORE, CAL_BOUND_MEMORY, CAL_BOUND_LATENCY, CAL_BOUNDS } CalibrationBound;
+// Each bound's time for these counts.
+void calibration_bounds(const double unit[CAL_TERMS], const double count[CAL_TERMS], double time[CAL_BOUNDS]);
+// The bound that sets their local time: the largest.
+CalibrationBound calibration_binding(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
+// A process's local time for these counts: its largest bound, plus its
+// mispredicted exits (docs/cost-model.md, "Calibration").
 double calibration_local_seconds(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
 // The time of these counts: their local time, then words and barriers.
 double calibration_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
@@ -218,6 +227,14 @@ typedef struct CalibrationStatus {
 // left as they are. A unit is never below its twin: it is fitted as the
 // twin's unit plus a non-negative excess.
 CalibrationStatus calibration_fit(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS], double unit[CAL_TERMS]);
+// calibration_fit where the runs' times are their largest bounds: rounds of
+// fitting each run's binding bound's terms (and its exits, words and
+// barriers), then finding each run's binding bound again, until they
+// settle. The first round takes a run as bound by its latency if its known
+// latencies explain most of it, by the memory if most of its words stream
+// from memory, else by its core.
+CalibrationStatus calibration_fit_bound(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS],
+                                        double unit[CAL_TERMS]);
 // The coefficient of determination (R^2) of the runs' calibration_predict times.
 double calibration_r2(const CalibrationRun *runs, int n, const double unit[CAL_TERMS]);
 
