@@ -15,20 +15,22 @@ static const Machine sunhpc3500 = {.name = "sunhpc3500", .p = 8, .g = 1.6, .l = 
 
 // A shared-memory multicore as `vecbsp probe` measured one (the project's
 // 2-vCPU AMD EPYC, threads, p = 2; memory streamed alone as a probe at
-// p = 1 measured it): the planner's machine for run, compile and plan when
-// none is given. Probe yours for plans made for it. Its cores are this
-// machine's, as the processes that run here will have.
+// p = 1 measured it; g, l and s from a steadier probe than the units'): the
+// planner's machine for run, compile and plan when none is given. Probe
+// yours for plans made for it. Its cores are this machine's, as the
+// processes that run here will have.
 static const Machine local = {
     .name = "local", .p = 2, .probed_p = 2, .backend = "threads", .g = 4.5, .l = 156, .s = 3.72e9, .k = {.binop = 1},
     .cal = {.present = true, .cache_bytes = 33554432,
-            .unit = {[CAL_OPS] = 8.17e-11, [CAL_DIVS] = 1.48e-09, [CAL_ELEMS] = 1.99e-10, [CAL_STORES] = 1.14e-10,
-                     [CAL_LOADS_MEM] = 4.12e-11, [CAL_STORES_MEM] = 1.87e-10, [CAL_LOADS_SHARED] = 1.92e-10,
-                     [CAL_STORES_SHARED] = 1.87e-10, [CAL_UNPACKED] = 1.14e-10, [CAL_UNPACKED_MEM] = 8.44e-10,
-                     [CAL_UNPACKED_SHARED] = 8.44e-10, [CAL_ACC_STORES] = 1.39e-10, [CAL_ACC_STORES_MEM] = 2.5e-10,
-                     [CAL_VECTORS] = 3.47e-09, [CAL_LITERAL_DIVS] = 4.23e-10, [CAL_FLOAT_DIVS] = 7.17e-10,
-                     [CAL_LAT_FAST] = 2.77e-10, [CAL_LAT_SELECT] = 5.43e-10, [CAL_LAT_MUL] = 8.14e-10,
-                     [CAL_LAT_DIV] = 2.65e-09, [CAL_LAT_FLOAT] = 8.13e-10, [CAL_EXITS] = 5.72e-09, [CAL_WORDS] = 3.18e-10,
-                     [CAL_WORDS_MEM] = 5.64e-10, [CAL_BARRIERS] = 3.48e-07}}};
+            .unit = {[CAL_OPS] = 7.23e-11, [CAL_DIVS] = 1.51e-09, [CAL_ELEMS] = 2.24e-10, [CAL_STORES] = 1.14e-10,
+                     [CAL_LOADS_MEM] = 2.39e-10, [CAL_STORES_MEM] = 1.62e-10, [CAL_UNPACKED] = 1.14e-10,
+                     [CAL_UNPACKED_MEM] = 9.41e-10, [CAL_VECTORS] = 3.62e-09, [CAL_MULS] = 3.82e-12,
+                     [CAL_LITERAL_DIVS] = 4.3e-10, [CAL_FLOAT_DIVS] = 7.53e-10, [CAL_LOADS_SHARED] = 4.13e-10,
+                     [CAL_STORES_SHARED] = 2.72e-10, [CAL_UNPACKED_SHARED] = 9.41e-10, [CAL_ACC_STORES] = 1.28e-10,
+                     [CAL_ACC_STORES_MEM] = 3.28e-10, [CAL_LAT_FAST] = 2.76e-10, [CAL_LAT_SELECT] = 5.43e-10,
+                     [CAL_LAT_MUL] = 8.14e-10, [CAL_LAT_DIV] = 2.6e-09, [CAL_LAT_FLOAT] = 8.13e-10,
+                     [CAL_EXITS] = 3.11e-09, [CAL_WORDS] = 2.69e-10, [CAL_WORDS_MEM] = 5e-10,
+                     [CAL_BARRIERS] = 3.2e-07}}};
 
 typedef struct Reader {
   const char *path;  // for messages

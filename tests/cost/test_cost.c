@@ -791,6 +791,32 @@ typedef struct Carried {
 // Every loop's first 8 steps overlap the code around it and are not counted:
 // a fold of n = 1000 elements waits 999 - 8 = 991 times.
 
+// Runs whose time is the largest of their core's, memory's and latency's
+// (made by hand here): the fit by bounds finds the units that made them,
+// though in each run only one bound shows.
+static void test_fit_bound(void) {
+  const double op = 1e-9, elem = 2e-10, load = 5e-10, load_mem = 3e-9, lat = 4e-9;
+  CalibrationRun runs[9];
+  for (int r = 0; r < 9; r++) {
+    double k = r % 3 + 1;
+    CalibrationRun *x = &runs[r];
+    if (r < 3) *x = (CalibrationRun){.count = {[CAL_OPS] = 900 * k, [CAL_ELEMS] = 1000 + 300 * r * r, [CAL_LOADS] = 2000 - 500 * r}};
+    else if (r < 6) *x = (CalibrationRun){.count = {[CAL_OPS] = 100 * k, [CAL_ELEMS] = 1000, [CAL_LOADS] = 500 * k,
+                                                    [CAL_LOADS_MEM] = 1000 * k}};
+    else *x = (CalibrationRun){.count = {[CAL_OPS] = 1000, [CAL_ELEMS] = 1000, [CAL_LAT_FAST] = 1000 * k}};
+    double core = op * x->count[CAL_OPS] + elem * x->count[CAL_ELEMS] +
+                  load * (x->count[CAL_LOADS] + x->count[CAL_LOADS_MEM]);
+    x->seconds = fmax(fmax(core, load_mem * x->count[CAL_LOADS_MEM]), lat * x->count[CAL_LAT_FAST]);
+  }
+  bool fit[CAL_TERMS] = {[CAL_OPS] = true, [CAL_ELEMS] = true, [CAL_LOADS] = true, [CAL_LOADS_MEM] = true};
+  double got[CAL_TERMS] = {[CAL_LAT_FAST] = lat};
+  calibration_fit_bound(runs, 9, fit, got);
+  CHECK(fabs(got[CAL_OPS] / op - 1) < 1e-9 && fabs(got[CAL_ELEMS] / elem - 1) < 1e-9 &&
+            fabs(got[CAL_LOADS] / load - 1) < 1e-9 && fabs(got[CAL_LOADS_MEM] / load_mem - 1) < 1e-9,
+        "fit by bounds: op %g elem %g load %g load_mem %g", got[CAL_OPS], got[CAL_ELEMS], got[CAL_LOADS],
+        got[CAL_LOADS_MEM]);
+}
+
 static const Carried carried[] = {
     {"main = fold (+) v", 1, 991, 0, 0, 0},
     {"main = fold max v", 1, 0, 991, 0, 0},
@@ -973,12 +999,17 @@ static void test_calibration(void) {
   CHECK(calibration_predict(per, some) == 11 + 15 + 7, "max(3 + 8, 10) + 5 words * 3 + a barrier: %g", calibration_predict(per, some));
   some[CAL_EXITS] = 2, per[CAL_EXITS] = 4;
   CHECK(calibration_predict(per, some) == 11 + 8 + 15 + 7, "exits add to the local time: %g", calibration_predict(per, some));
-  // The local time: the slower of the work and the carried latency.
+  // The local time: the slowest of the core, the memory and the carried
+  // latency. The core loads a word from memory as one in cache.
   double unit[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5, [CAL_LAT_SELECT] = 10};
   ExactCounts work = {.ops = 3, .loads = 4, .carried = {[LAT_SELECT] = 1}};
-  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0, 0, 0, 0}) == 11 && cost_local_seconds(unit, &work, (MemoryShares){1, 1, 1, 0}) == 23 &&
-            cost_local_seconds(unit, &work, (MemoryShares){0.25, 0.25, 0.25, 0}) == 14,
-        "work-bound: 3 + 4 * 2 in cache, 3 + 4 * 5 in memory, 3 + 3 * 2 + 1 * 5 a quarter in memory");
+  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0, 0, 0, 0}) == 11 &&
+            cost_local_seconds(unit, &work, (MemoryShares){1, 1, 1, 0}) == 20 &&
+            cost_local_seconds(unit, &work, (MemoryShares){0.25, 0.25, 0.25, 0}) == 11,
+        "core-bound: 3 + 4 * 2 in cache or a quarter in memory; memory-bound: 4 * 5 all in memory");
+  // A select is a compare and a conditional move: two of the core's operations.
+  ExactCounts selecting = {.ops = 3, .selects = 2};
+  CHECK(cost_local_seconds(unit, &selecting, (MemoryShares){0, 0, 0, 0}) == 5, "3 operations, 2 of them selects");
   work.carried[LAT_SELECT] = 2;
   CHECK(cost_local_seconds(unit, &work, (MemoryShares){0, 0, 0, 0}) == 20, "latency-bound: 2 * 10");
   Calibration cache = {.cache_bytes = 800};
@@ -1005,6 +1036,7 @@ static void test_calibration(void) {
   CHECK(fabs(got[CAL_OPS] - 2e-9) < 1e-15 && fabs(got[CAL_ELEMS] - 5e-10) < 1e-15 &&
             fabs(got[CAL_STORES] - 3e-9) < 1e-15 && got[CAL_LOADS] == 0 && got[CAL_WORDS] == 7,
         "fit: %g %g %g %g %g", got[CAL_OPS], got[CAL_ELEMS], got[CAL_STORES], got[CAL_LOADS], got[CAL_WORDS]);
+  test_fit_bound();
   arena_free(a);
 }
 
