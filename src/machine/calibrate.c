@@ -22,7 +22,11 @@ static int core_twin(int t) {
   return t;
 }
 
-void calibration_bounds(const double unit[CAL_TERMS], const double count[CAL_TERMS], double time[CAL_BOUNDS]) {
+// What may set a process's local time (machine.h, calibration_local_seconds).
+typedef enum { CAL_BOUND_CORE, CAL_BOUND_MEMORY, CAL_BOUND_LATENCY, CAL_BOUNDS } CalibrationBound;
+
+// Each bound's time for these counts.
+static void calibration_bounds(const double unit[CAL_TERMS], const double count[CAL_TERMS], double time[CAL_BOUNDS]) {
   time[CAL_BOUND_CORE] = time[CAL_BOUND_MEMORY] = time[CAL_BOUND_LATENCY] = 0;
   for (int t = 0; t < CAL_LAT_FAST; t++) {
     time[CAL_BOUND_CORE] += unit[core_twin(t)] * count[t];
@@ -31,7 +35,8 @@ void calibration_bounds(const double unit[CAL_TERMS], const double count[CAL_TER
   for (int t = CAL_LAT_FAST; t < CAL_EXITS; t++) time[CAL_BOUND_LATENCY] += unit[t] * count[t];
 }
 
-CalibrationBound calibration_binding(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
+// The bound that sets their local time: the largest.
+static CalibrationBound calibration_binding(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
   double time[CAL_BOUNDS];
   calibration_bounds(unit, count, time);
   CalibrationBound b = CAL_BOUND_CORE;

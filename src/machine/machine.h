@@ -186,17 +186,11 @@ typedef struct CalibrationRun {
   double known;             // of which the terms not being fitted explain this much
 } CalibrationRun;
 
-// What may set a process's local time: its core's throughput (every
-// instruction, a word streamed from memory as its in-cache twin's), the
-// memory's (the words streamed from it) and the latency of its loops'
-// carried dependencies.
-typedef enum { CAL_BOUND_CORE, CAL_BOUND_MEMORY, CAL_BOUND_LATENCY, CAL_BOUNDS } CalibrationBound;
-// Each bound's time for these counts.
-void calibration_bounds(const double unit[CAL_TERMS], const double count[CAL_TERMS], double time[CAL_BOUNDS]);
-// The bound that sets their local time: the largest.
-CalibrationBound calibration_binding(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
-// A process's local time for these counts: its largest bound, plus its
-// mispredicted exits (docs/cost-model.md, "Calibration").
+// A process's local time for these counts: the largest of its bounds, its
+// core's throughput (every instruction, a word streamed from memory as its
+// in-cache twin's), the memory's (the words streamed from it) and the
+// latency of its loops' carried dependencies; plus its mispredicted exits
+// (docs/cost-model.md, "Calibration").
 double calibration_local_seconds(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
 // The time of these counts: their local time, then words and barriers.
 double calibration_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
