@@ -2,7 +2,7 @@
 // stressing one kind of work, are compiled, run and predicted by the exact
 // model; the per-unit times of its counts are fitted to the measurements:
 // first the latencies, from loops bound by their carried dependency, then
-// the throughput terms, from the runs those latencies do not explain.
+// the core's and the memory's terms, each from the runs it binds.
 #include "cli/cli.h"
 #include "cost/cost.h"
 

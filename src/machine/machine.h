@@ -36,11 +36,12 @@ typedef struct CostConstants {
 // memory's bandwidth; the carried operations by LatClass;
 // the mispredicted loop exits), then the words of h-relations (word_mem:
 // from memory) and the barriers.
-// A process's local time is the larger of its throughput terms (op ..
-// vector) and its latency terms (lat_*), plus its mispredicted exits: a loop
-// runs at the pace of its work or of its carried dependency, whichever is
-// slower, and a mispredicted exit stalls both (docs/cost-model.md,
-// "Calibration").
+// A process's local time is the largest of its core's terms (op .. acc_store,
+// a *_mem word priced as its in-cache twin), its memory's (the *_mem terms)
+// and its latency terms (lat_*), plus its mispredicted exits: a loop runs at
+// the pace of its instructions, of its memory stream or of its carried
+// dependency, whichever is slowest, and a mispredicted exit stalls them all
+// (docs/cost-model.md, "Calibration").
 enum {
   CAL_OPS, CAL_DIVS, CAL_ELEMS, CAL_LOADS, CAL_STORES, CAL_LOADS_MEM, CAL_STORES_MEM, CAL_UNPACKED, CAL_UNPACKED_MEM, CAL_VECTORS,
   CAL_MULS, CAL_LITERAL_DIVS, CAL_FLOAT_DIVS, CAL_LOADS_SHARED, CAL_STORES_SHARED, CAL_UNPACKED_SHARED, CAL_ACC_STORES, CAL_ACC_STORES_MEM,
