@@ -119,8 +119,9 @@ static CalRun prepare_run(Arena *a, const CalProgram *cp, int size, const Option
   r.opt.defines = (const char **)cp->sizes[size];
   r.opt.ndefines = cp->sizes[size][1] ? 2 : 1;
   int64_t *params = cli_bind_params(a, prog, &r.opt);
-  // The papers' template, as the calibration runs recorded by earlier
-  // probes were measured (--refit refits them).
+  // The papers' template (or the program's own plan, as for the lanes
+  // kernels), as the calibration runs recorded by earlier probes were
+  // measured (--refit refits them).
   Options as_recorded = r.opt;
   as_recorded.plan = cp->plan ? cp->plan : "paper";
   Plan *pl = cli_plan(a, prog, params, &as_recorded, p, false);

@@ -212,11 +212,11 @@ RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p, 
 // up to 10 ms, so that their median is not noise.
 RunOutcome runner_measure(Arena *a, const char *exe, const Options *opt, int p);
 // The processes a plan made for p runs on: 1 when it sends nothing
-// (plan_one_process), on any backend (hybrid: one rank, its --nodes
-// cleared in opt), unless its supersteps are being counted (--profile,
-// --trace: each process's counts are compared with the model's at p);
-// else p.
-int runner_processes(const Plan *pl, Options *opt, int p);
+// (plan_one_process), on any backend (hybrid: runner_execute starts one
+// rank for one process), unless its supersteps are being counted
+// (--profile, --trace: each process's counts are compared with the
+// model's at p); else p.
+int runner_processes(const Plan *pl, const Options *opt, int p);
 void runner_free(RunOutcome *o);
 // The median of n values (sorted in place); of an even count, the mean of
 // the middle two.

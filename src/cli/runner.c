@@ -253,10 +253,13 @@ static bool read_profile(const char *path, int reps, int skip, bool output, RunO
 // of supersteps.
 enum { WARMUP_REPS = 2 };
 
-// Ends vecbsp when opt's backend cannot run p processes.
-static void check_processes(const Options *opt, int p) {
+// The MPI ranks a hybrid run of p processes starts: --nodes (default 1),
+// but one for one process.
+static int ranks_of(const Options *opt, int p) { return p == 1 ? 1 : opt->nodes ? opt->nodes : 1; }
+
+// Ends vecbsp when opt's backend cannot run p processes on `nodes` ranks.
+static void check_processes(const Options *opt, int p, int nodes) {
   bool hybrid = strcmp(opt->backend, "hybrid") == 0;
-  int nodes = opt->nodes ? opt->nodes : 1;
   if (opt->nodes && !hybrid) fatal("--nodes is for --backend hybrid (MPI ranks, each running threads)");
   if (hybrid && nodes > p) fatal("--nodes %d: more MPI ranks than the %d processes", nodes, p);
   if (strcmp(opt->backend, "threads") == 0 && p > BSP_THREADS_MAX_PROCS)
@@ -269,9 +272,9 @@ static void check_processes(const Options *opt, int p) {
 // Runs exe once with opt->repeat timed repetitions, after WARMUP_REPS
 // untimed ones when warmup is set.
 RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p, bool warmup) {
-  check_processes(opt, p);
+  int nodes = ranks_of(opt, p);
+  check_processes(opt, p, nodes);
   bool hybrid = strcmp(opt->backend, "hybrid") == 0;
-  int nodes = opt->nodes ? opt->nodes : 1;
   int nargs = 0;
   char **argv = arena_calloc(a, (size_t)(2 * (opt->ndefines + opt->ninputs) + 14), sizeof *argv);
   argv[nargs++] = cli_tool_path(a, "bsprun");
@@ -346,11 +349,10 @@ char *runner_build(Arena *a, Program *prog, const Plan *pl, const Options *opt) 
   return exe;
 }
 
-int runner_processes(const Plan *pl, Options *opt, int p) {
-  check_processes(opt, p);  // what -p and --nodes ask must be possible, whatever runs
-  if (opt->profile || opt->trace || !plan_one_process(pl)) return p;
-  opt->nodes = 0;  // hybrid: one rank, of one thread
-  return 1;
+int runner_processes(const Plan *pl, const Options *opt, int p) {
+  check_processes(opt, p, opt->nodes ? opt->nodes : 1);  // what -p and --nodes ask must be possible, whatever runs
+  bool counted = opt->profile || opt->trace;
+  return !counted && plan_one_process(pl) ? 1 : p;
 }
 
 void runner_free(RunOutcome *o) {

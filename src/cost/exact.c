@@ -1087,9 +1087,10 @@ static void run_pass(Ex *x, Run *u, const Step *s, const Step *next, int k) {
   if (s->src == SRC_OFFSET) n = len(u->scan[s->from][k]);
   int carried[LAT_CLASSES];
   plan_pass_carried(r, s, carried);
-  bool laned = range_laned(s->lanes, n);
-  x->now->elems = add(x->now->elems, laned ? (n - 1) / s->lanes + s->lanes : n);  // the loops' trips
-  count_carried(x->now, carried, laned ? (n - 1) / s->lanes + s->lanes - 1 : n - 1);
+  // The loops' trips: with lanes, a quarter of the steps and the lanes' first elements.
+  int64_t trips = range_laned(s->lanes, n) ? (n - 1) / s->lanes + s->lanes : n;
+  x->now->elems = add(x->now->elems, trips);
+  count_carried(x->now, carried, trips - 1);
   Shape *cur = pass_elements(x, u, s, s->sink == SINK_STORE ? s->to : s->to - 1, k);
   Shape *env = u->env[s->to];
   switch (s->sink) {
