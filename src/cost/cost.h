@@ -81,7 +81,7 @@ typedef struct ExactCounts {
   int64_t selects; // a compare's conditional move besides: max, min, a data if (counted once more in
                    // the calibration's op, not in W)
   int64_t divs;    // of which / and % by a divisor that is not an integer literal
-  int64_t muls;    // of which * with no literal operand (by a literal, the compiler shifts and adds)
+  int64_t muls;    // of which integer * with no literal operand (by a literal, the compiler shifts and adds)
   int64_t literal_divs;  // / and % by an integer literal: a multiplication by the reciprocal and shifts
   int64_t float_divs;    // float / by anything but a power of two literal: a float division
   int64_t elems;   // skeleton loop iterations (elements mapped, operator applications, iter rounds)

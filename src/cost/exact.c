@@ -473,8 +473,10 @@ static Shape *binop(Ex *x, Ir *e) {
     x->now->literal_divs += d == DIVIDE_BY_RECIPROCAL;
     x->now->float_divs += d == FLOAT_DIVIDE;
   }
-  // gcc turns a multiplication by a literal into shifts and adds.
-  x->now->muls += e->op == OP_MUL && !plan_int_literal(e->a) && !plan_int_literal(e->b);
+  // gcc turns a multiplication by a literal into shifts and adds; a float
+  // multiplication takes one of the two floating-point units, not the one
+  // integer multiplier that muls count the turns of.
+  x->now->muls += e->op == OP_MUL && e->a->ty->kind == T_INT && !plan_int_literal(e->a) && !plan_int_literal(e->b);
   int64_t v;
   if (known(a) && known(b) && size_arith(e->op, a->n.k, b->n.k, &v)) return size(x, v);
   return shape_unit(&x->sh);

@@ -23,16 +23,26 @@ static int core_twin(int t) {
 }
 
 // What may set a process's local time (machine.h, calibration_local_seconds).
-typedef enum { CAL_BOUND_CORE, CAL_BOUND_MEMORY, CAL_BOUND_LATENCY, CAL_BOUNDS } CalibrationBound;
+typedef enum { CAL_BOUND_CORE, CAL_BOUND_MEMORY, CAL_BOUND_LATENCY, CAL_BOUND_MULTIPLIER, CAL_BOUNDS } CalibrationBound;
+
+// Which bound term t counts in (-1: none, it is added to them: exits, words,
+// barriers). A multiplication is one of the core's operations (op), and
+// also a turn of its one multiplier: mul is the multiplier's time for one.
+static int bound_of(int t) {
+  if (t >= CAL_EXITS) return -1;
+  if (t >= CAL_LAT_FAST) return CAL_BOUND_LATENCY;
+  if (t == CAL_MULS) return CAL_BOUND_MULTIPLIER;
+  return memory_term(t) ? CAL_BOUND_MEMORY : CAL_BOUND_CORE;
+}
 
 // Each bound's time for these counts.
 static void calibration_bounds(const double unit[CAL_TERMS], const double count[CAL_TERMS], double time[CAL_BOUNDS]) {
-  time[CAL_BOUND_CORE] = time[CAL_BOUND_MEMORY] = time[CAL_BOUND_LATENCY] = 0;
-  for (int t = 0; t < CAL_LAT_FAST; t++) {
-    time[CAL_BOUND_CORE] += unit[core_twin(t)] * count[t];
-    if (memory_term(t)) time[CAL_BOUND_MEMORY] += unit[t] * count[t];
+  for (int b = 0; b < CAL_BOUNDS; b++) time[b] = 0;
+  for (int t = 0; t < CAL_EXITS; t++) {
+    int b = bound_of(t);
+    time[b] += unit[t] * count[t];
+    if (b == CAL_BOUND_MEMORY) time[CAL_BOUND_CORE] += unit[core_twin(t)] * count[t];
   }
-  for (int t = CAL_LAT_FAST; t < CAL_EXITS; t++) time[CAL_BOUND_LATENCY] += unit[t] * count[t];
 }
 
 // The bound that sets their local time: the largest.
@@ -48,8 +58,9 @@ static CalibrationBound calibration_binding(const double unit[CAL_TERMS], const 
 double calibration_local_seconds(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
   double time[CAL_BOUNDS];
   calibration_bounds(unit, count, time);
-  return fmax(time[CAL_BOUND_CORE], fmax(time[CAL_BOUND_MEMORY], time[CAL_BOUND_LATENCY])) +
-         unit[CAL_EXITS] * count[CAL_EXITS];
+  double largest = 0;
+  for (int b = 0; b < CAL_BOUNDS; b++) largest = fmax(largest, time[b]);
+  return largest + unit[CAL_EXITS] * count[CAL_EXITS];
 }
 
 double calibration_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS]) {
@@ -210,13 +221,6 @@ double calibration_r2(const CalibrationRun *runs, int n, const double unit[CAL_T
   return ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
 }
 
-// Which bound a run's term t counts in (-1: every one: exits, words, barriers).
-static int bound_of(int t) {
-  if (t >= CAL_EXITS) return -1;
-  if (t >= CAL_LAT_FAST) return CAL_BOUND_LATENCY;
-  return memory_term(t) ? CAL_BOUND_MEMORY : CAL_BOUND_CORE;
-}
-
 // A run as a fit sees it when bound b sets its time: b's counts (a core's
 // with the memory's words as its instructions), then exits, words and
 // barriers; the units not being fitted price their part.
@@ -234,7 +238,8 @@ static CalibrationRun bound_view(const CalibrationRun *run, CalibrationBound b, 
 
 // The first guess of what bounds a run: its latency if its known latencies
 // explain most of it, the memory if most of its words stream from memory,
-// else the core.
+// the multiplier if half its operations or more multiply (a core issues
+// several operations a cycle but one multiplication), else the core.
 #define LATENCY_BOUND 0.8
 static CalibrationBound first_bound(const CalibrationRun *run, const double unit[CAL_TERMS]) {
   double time[CAL_BOUNDS], words = 0, streamed = 0;
@@ -247,7 +252,8 @@ static CalibrationBound first_bound(const CalibrationRun *run, const double unit
       if (memory_term(t)) streamed += run->count[t];
     }
   }
-  return streamed > words / 2 ? CAL_BOUND_MEMORY : CAL_BOUND_CORE;
+  if (streamed > words / 2) return CAL_BOUND_MEMORY;
+  return run->count[CAL_MULS] >= run->count[CAL_OPS] / 2 ? CAL_BOUND_MULTIPLIER : CAL_BOUND_CORE;
 }
 
 // Rounds of fitting before the runs' bounds are taken as settled.

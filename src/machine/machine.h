@@ -36,11 +36,12 @@ typedef struct CostConstants {
 // memory's bandwidth; the carried operations by LatClass;
 // the mispredicted loop exits), then the words of h-relations (word_mem:
 // from memory) and the barriers.
-// A process's local time is the largest of its core's terms (op .. acc_store,
-// a *_mem word priced as its in-cache twin), its memory's (the *_mem terms)
-// and its latency terms (lat_*), plus its mispredicted exits: a loop runs at
-// the pace of its instructions, of its memory stream or of its carried
-// dependency, whichever is slowest, and a mispredicted exit stalls them all
+// A process's local time is the largest of its core's terms (op .. acc_store
+// but mul, a *_mem word priced as its in-cache twin), its memory's (the *_mem
+// terms), its latency terms (lat_*) and its multiplier's (mul), plus its
+// mispredicted exits: a loop runs at the pace of its instructions, of its
+// memory stream, of its carried dependency or of its one integer
+// multiplier, whichever is slowest, and a mispredicted exit stalls them all
 // (docs/cost-model.md, "Calibration").
 enum {
   CAL_OPS, CAL_DIVS, CAL_ELEMS, CAL_LOADS, CAL_STORES, CAL_LOADS_MEM, CAL_STORES_MEM, CAL_UNPACKED, CAL_UNPACKED_MEM, CAL_VECTORS,
@@ -189,9 +190,9 @@ typedef struct CalibrationRun {
 
 // A process's local time for these counts: the largest of its bounds, its
 // core's throughput (every instruction, a word streamed from memory as its
-// in-cache twin's), the memory's (the words streamed from it) and the
-// latency of its loops' carried dependencies; plus its mispredicted exits
-// (docs/cost-model.md, "Calibration").
+// in-cache twin's), the memory's (the words streamed from it), the latency
+// of its loops' carried dependencies and its multiplier's turns; plus its
+// mispredicted exits (docs/cost-model.md, "Calibration").
 double calibration_local_seconds(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
 // The time of these counts: their local time, then words and barriers.
 double calibration_predict(const double unit[CAL_TERMS], const double count[CAL_TERMS]);
@@ -227,7 +228,8 @@ CalibrationStatus calibration_fit(const CalibrationRun *runs, int n, const bool 
 // barriers), then finding each run's binding bound again, until they
 // settle. The first round takes a run as bound by its latency if its known
 // latencies explain most of it, by the memory if most of its words stream
-// from memory, else by its core.
+// from memory, by the multiplier if half its operations or more multiply,
+// else by its core.
 CalibrationStatus calibration_fit_bound(const CalibrationRun *runs, int n, const bool fit[CAL_TERMS],
                                         double unit[CAL_TERMS]);
 // The coefficient of determination (R^2) of the runs' calibration_predict times.

@@ -791,30 +791,35 @@ typedef struct Carried {
 // Every loop's first 8 steps overlap the code around it and are not counted:
 // a fold of n = 1000 elements waits 999 - 8 = 991 times.
 
-// Runs whose time is the largest of their core's, memory's and latency's
-// (made by hand here): the fit by bounds finds the units that made them,
-// though in each run only one bound shows.
+// Runs whose time is the largest of their core's, memory's, latency's and
+// multiplier's (made by hand here): the fit by bounds finds the units that
+// made them, though in each run only one bound shows.
 static void test_fit_bound(void) {
-  const double op = 1e-9, elem = 2e-10, load = 5e-10, load_mem = 3e-9, lat = 4e-9;
-  CalibrationRun runs[9];
-  for (int r = 0; r < 9; r++) {
+  const double op = 1e-9, elem = 2e-10, load = 5e-10, load_mem = 3e-9, lat = 4e-9, mul = 3e-9;
+  CalibrationRun runs[12];
+  for (int r = 0; r < 12; r++) {
     double k = r % 3 + 1;
     CalibrationRun *x = &runs[r];
     if (r < 3) *x = (CalibrationRun){.count = {[CAL_OPS] = 900 * k, [CAL_ELEMS] = 1000 + 300 * r * r, [CAL_LOADS] = 2000 - 500 * r}};
     else if (r < 6) *x = (CalibrationRun){.count = {[CAL_OPS] = 100 * k, [CAL_ELEMS] = 1000, [CAL_LOADS] = 500 * k,
                                                     [CAL_LOADS_MEM] = 1000 * k}};
-    else *x = (CalibrationRun){.count = {[CAL_OPS] = 1000, [CAL_ELEMS] = 1000, [CAL_LAT_FAST] = 1000 * k}};
+    else if (r < 9) *x = (CalibrationRun){.count = {[CAL_OPS] = 1000, [CAL_ELEMS] = 1000, [CAL_LAT_FAST] = 1000 * k}};
+    else *x = (CalibrationRun){.count = {[CAL_OPS] = 2000 * k, [CAL_ELEMS] = 250 * k, [CAL_LOADS] = 1000 * k,
+                                         [CAL_MULS] = 1000 * k}};
     double core = op * x->count[CAL_OPS] + elem * x->count[CAL_ELEMS] +
                   load * (x->count[CAL_LOADS] + x->count[CAL_LOADS_MEM]);
-    x->seconds = fmax(fmax(core, load_mem * x->count[CAL_LOADS_MEM]), lat * x->count[CAL_LAT_FAST]);
+    x->seconds = fmax(fmax(core, load_mem * x->count[CAL_LOADS_MEM]),
+                      fmax(lat * x->count[CAL_LAT_FAST], mul * x->count[CAL_MULS]));
   }
-  bool fit[CAL_TERMS] = {[CAL_OPS] = true, [CAL_ELEMS] = true, [CAL_LOADS] = true, [CAL_LOADS_MEM] = true};
+  bool fit[CAL_TERMS] = {[CAL_OPS] = true, [CAL_ELEMS] = true, [CAL_LOADS] = true, [CAL_LOADS_MEM] = true,
+                         [CAL_MULS] = true};
   double got[CAL_TERMS] = {[CAL_LAT_FAST] = lat};
-  calibration_fit_bound(runs, 9, fit, got);
+  calibration_fit_bound(runs, 12, fit, got);
   CHECK(fabs(got[CAL_OPS] / op - 1) < 1e-9 && fabs(got[CAL_ELEMS] / elem - 1) < 1e-9 &&
-            fabs(got[CAL_LOADS] / load - 1) < 1e-9 && fabs(got[CAL_LOADS_MEM] / load_mem - 1) < 1e-9,
-        "fit by bounds: op %g elem %g load %g load_mem %g", got[CAL_OPS], got[CAL_ELEMS], got[CAL_LOADS],
-        got[CAL_LOADS_MEM]);
+            fabs(got[CAL_LOADS] / load - 1) < 1e-9 && fabs(got[CAL_LOADS_MEM] / load_mem - 1) < 1e-9 &&
+            fabs(got[CAL_MULS] / mul - 1) < 1e-9,
+        "fit by bounds: op %g elem %g load %g load_mem %g mul %g", got[CAL_OPS], got[CAL_ELEMS], got[CAL_LOADS],
+        got[CAL_LOADS_MEM], got[CAL_MULS]);
 }
 
 static const Carried carried[] = {
@@ -999,6 +1004,14 @@ static void test_calibration(void) {
   CHECK(calibration_predict(per, some) == 11 + 15 + 7, "max(3 + 8, 10) + 5 words * 3 + a barrier: %g", calibration_predict(per, some));
   some[CAL_EXITS] = 2, per[CAL_EXITS] = 4;
   CHECK(calibration_predict(per, some) == 11 + 8 + 15 + 7, "exits add to the local time: %g", calibration_predict(per, some));
+  // A multiplication is an operation of the core and a turn of its one
+  // multiplier: 3 of them at 6 each bind at 18, beyond the core's 11.
+  some[CAL_MULS] = 3, per[CAL_MULS] = 6;
+  CHECK(calibration_predict(per, some) == 18 + 8 + 15 + 7, "max(11, 10, 3 multiplications * 6) + exits, words, barrier: %g",
+        calibration_predict(per, some));
+  some[CAL_MULS] = 1;
+  CHECK(calibration_predict(per, some) == 11 + 8 + 15 + 7, "one multiplication (6) under the core's 11: %g",
+        calibration_predict(per, some));
   // The local time: the slowest of the core, the memory and the carried
   // latency. The core loads a word from memory as one in cache.
   double unit[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5, [CAL_LAT_SELECT] = 10};
