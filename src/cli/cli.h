@@ -217,6 +217,10 @@ RunOutcome runner_measure(Arena *a, const char *exe, const Options *opt, int p);
 // (--profile, --trace: each process's counts are compared with the
 // model's at p); else p.
 int runner_processes(const Plan *pl, const Options *opt, int p);
+// The --nodes a run of a plan takes: the one given; on the hybrid backend
+// without one, for a plan of a machine with levels, the root's children
+// (so that each MPI rank is a node of the machine).
+int runner_nodes(const Plan *pl, const Options *opt);
 void runner_free(RunOutcome *o);
 // The median of n values (sorted in place); of an even count, the mean of
 // the middle two.
@@ -286,8 +290,9 @@ json_t *cli_run_bspprobe(Arena *a, const char *backend, int p, const char *const
 // median over it)}.
 //
 
-// Measures for seconds on min(p, cores) processes: an oversubscribed run's
-// own time slicing is not the machine's. Ends vecbsp if bspprobe fails.
+// Measures for seconds on min(p, cores) processes (the hybrid backend's on
+// MPI): an oversubscribed run's own time slicing is not the machine's.
+// Ends vecbsp if bspprobe fails.
 json_t *steady_measure(Arena *a, const char *backend, int p, double seconds);
 // Several measurements as one (samples and slow timings added up), the list
 // kept under "measurements" (a reference is taken).

@@ -82,12 +82,11 @@ const CliFlag cli_flags[] = {
     {FLAG_REPEAT, "--repeat", NULL, "K", false, CMD_RUN | MEASURE_CMDS, "timed runs (the median is reported)"},
     {FLAG_ROUNDS, "--rounds", NULL, "R", false, MEASURE_CMDS,
      "measure all the points R times, keep the fastest round"},
-    {FLAG_BACKEND, "--backend", NULL, "threads|mpi", false, MEASURE_CMDS | CMD_PROBE,
-     "the BSPlib runtime's backend (default threads)"},
-    {FLAG_BACKEND, "--backend", NULL, "threads|mpi|hybrid", false, CMD_RUN | CMD_COMPILE,
+    {FLAG_BACKEND, "--backend", NULL, "threads|mpi", false, CMD_PROBE, "the BSPlib runtime's backend (default threads)"},
+    {FLAG_BACKEND, "--backend", NULL, "threads|mpi|hybrid", false, CMD_RUN | CMD_COMPILE | MEASURE_CMDS,
      "the BSPlib runtime's backend (default threads; hybrid: MPI ranks, each running threads, "
      "planned for the machine's levels)"},
-    {FLAG_NODES, "--nodes", NULL, "N", false, CMD_RUN,
+    {FLAG_NODES, "--nodes", NULL, "N", false, CMD_RUN | MEASURE_CMDS,
      "with --backend hybrid: N MPI ranks of P/N threads each, rounded up (default: the machine's top fan-out, or 1)"},
     {FLAG_PROFILE, "--profile", NULL, NULL, false, CMD_RUN,
      "each superstep's counts, source position, predicted and measured time"},
@@ -215,7 +214,7 @@ static void apply(Options *opt, const CliFlag *f, const char *name, const char *
   case FLAG_REPEAT: opt->repeat = (int)parse_integer(name, v, 1, 1000000); break;
   case FLAG_ROUNDS: opt->rounds = (int)parse_integer(name, v, 1, 1000); break;
   case FLAG_BACKEND:
-    if (cmd->id & (CMD_RUN | CMD_COMPILE)) {
+    if (cmd->id & (CMD_RUN | CMD_COMPILE | MEASURE_CMDS)) {
       if (strcmp(v, "threads") && strcmp(v, "mpi") && strcmp(v, "hybrid"))
         fatal("%s must be 'threads', 'mpi' or 'hybrid', got '%s'", name, v);
       opt->backend = v;

@@ -84,16 +84,6 @@ static void print_human(const RunOutcome *o, const Options *opt, const Predictio
   }
 }
 
-// The MPI ranks a plan for a machine with levels runs on by default: the
-// root's children (the groups of the round below the top; workers, on one
-// level), so that each rank is a node of the machine.
-static int root_fanout(const Plan *pl) {
-  int below = pl->levels.rounds - 2, groups = 0;
-  if (below < 0) return pl->p;
-  for (int k = 0; k < pl->p; k++) groups += range_level_lead(pl->levels.lead, pl->p, below, k) == k;
-  return groups;
-}
-
 int cmd_run(int argc, char **argv) {
   Options opt;
   cli_parse_options(argc, argv, &opt);
@@ -112,7 +102,7 @@ int cmd_run(int argc, char **argv) {
   Plan *pl = cli_plan(a, prog, params, &opt, p, opt.output != NULL);
   Options counted = opt;
   counted.profile = opt.profile || opt.trace;  // the trace is the profile's timeline
-  if (strcmp(opt.backend, "hybrid") == 0 && !opt.nodes && pl->levels.rounds > 0) counted.nodes = root_fanout(pl);
+  counted.nodes = runner_nodes(pl, &opt);
   progress_step(0, "generating and compiling the program");
   char *exe = runner_build(a, prog, pl, &counted);
   // A plan that sends nothing runs on one process: the others would only

@@ -349,6 +349,20 @@ char *runner_build(Arena *a, Program *prog, const Plan *pl, const Options *opt) 
   return exe;
 }
 
+// The root's children of a plan's levels: the groups of the round below
+// the top (workers, on one level).
+static int root_fanout(const Plan *pl) {
+  int below = pl->levels.rounds - 2, groups = 0;
+  if (below < 0) return pl->p;
+  for (int k = 0; k < pl->p; k++) groups += range_level_lead(pl->levels.lead, pl->p, below, k) == k;
+  return groups;
+}
+
+int runner_nodes(const Plan *pl, const Options *opt) {
+  bool hybrid = strcmp(opt->backend, "hybrid") == 0;
+  return hybrid && !opt->nodes && pl->levels.rounds > 0 ? root_fanout(pl) : opt->nodes;
+}
+
 int runner_processes(const Plan *pl, const Options *opt, int p) {
   check_processes(opt, p, opt->nodes ? opt->nodes : 1);  // what -p and --nodes ask must be possible, whatever runs
   bool counted = opt->profile || opt->trace;

@@ -94,9 +94,9 @@ static void setup(Sweep *sw) {
   if (opt->measure && !opt->machine) opt->machine = cli_host_machine(sw->arena, opt->backend, opt->p ? opt->p : cli_cores());
   sw->machine = cost_machine_from_options(sw->arena, opt);
   sw->planning = cli_planning_machine(sw->arena, opt);
-  if (opt->measure && (sw->machine.tree || sw->planning.tree))
-    fatal("sweep --measure runs flat plans on the threads or MPI backend; a hierarchical machine's plans need the "
-          "hybrid backend, which is not there yet (docs/hierarchical.md)");
+  if (opt->measure && (sw->machine.tree || sw->planning.tree) && strcmp(opt->backend, "hybrid") != 0)
+    fatal("sweep --measure: machine %s has levels, whose plans run on --backend hybrid (docs/hierarchical.md)",
+          (sw->machine.tree ? sw->machine : sw->planning).name);
   sw->nranges = opt->nvaries;
   sw->ranges = arena_calloc(sw->arena, (size_t)sw->nranges, sizeof *sw->ranges);
   for (int i = 0; i < sw->nranges; i++) {
@@ -240,7 +240,9 @@ static void measure(Sweep *sw) {
                       rounds > 1 ? arena_printf(point, "round %d, %s", round + 1, point_text(sw, point, i, j))
                                  : point_text(sw, point, i, j));
         Sample *s = sample(sw, i, j);
-        RunOutcome r = runner_measure(point, exe[i * sw->nprogs + j], &o, runner_processes(s->plan, &o, point_p(sw, i)));
+        Options run = o;
+        run.nodes = runner_nodes(s->plan, &o);
+        RunOutcome r = runner_measure(point, exe[i * sw->nprogs + j], &run, runner_processes(s->plan, &run, point_p(sw, i)));
         medians[(i * sw->nprogs + j) * rounds + round] = r.median;
         s->measured_min = round == 0 ? r.min : fmin(s->measured_min, r.min);
         runner_free(&r);

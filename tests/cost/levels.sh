@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # levels.sh VECBSP JSON_CHECK: hierarchical machines from the command line
 # (docs/hierarchical.md): machine files with levels and their errors,
-# cost, plan and sweep on a tree, run planning flat on one, and what a tree
-# cannot do (another p, sweep --measure).
+# cost, plan and sweep on a tree (sweep --measure on the hybrid backend),
+# run planning flat on one, and what a tree cannot do (another p, sweep
+# --measure on a flat backend).
 set -u
 vecbsp=$1 check=$2
 tmp=$(mktemp -d)
@@ -44,6 +45,13 @@ grep -q "parallel by levels, result on process 0" "$tmp/out" || fail "plan lists
 [ "$("$vecbsp" run "$tmp/sum.vec" -D n=1000 --random 1 --machine "$tmp/tree.json" -p 2)" = \
   "$("$vecbsp" eval "$tmp/sum.vec" -D n=1000 --random 1)" ] || fail "run with a tree machine"
 
+# sweep --measure runs a tree's plans on the hybrid backend (2 ranks of 2
+# threads here): every point measured, and its error against the levels'
+# prediction.
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+  json sweep "$tmp/sum.vec" --vary n=1000:2000:1000 --machine "$tmp/tree.json" --measure --backend hybrid --repeat 1 \
+  --json -- "rows[0].measured=number" "rows[1].measured=number" "rows[1].error=number" "rows[1].p=4"
+
 # What a tree cannot do.
 expect_error "vecbsp: error: -p 3: machine two-by-two is hierarchical with 4 workers, the processes of its plans" \
   "$vecbsp" cost "$tmp/sum.vec" -D n=10 --machine "$tmp/tree.json" -p 3
@@ -51,7 +59,7 @@ expect_error "vecbsp: error: machine two-by-two is hierarchical: its plans are f
   "$vecbsp" plan "$tmp/sum.vec" -D n=10 --machine "$tmp/tree.json" --vary p=1:4
 expect_error "vecbsp: error: machine two-by-two is hierarchical: its plans are for its 4 workers, so p does not vary" \
   "$vecbsp" sweep "$tmp/sum.vec" --vary n=10:20:10 --vary p=2:4:2 --machine "$tmp/tree.json"
-expect_error "vecbsp: error: sweep --measure runs flat plans on the threads or MPI backend; a hierarchical machine's plans need the hybrid backend, which is not there yet (docs/hierarchical.md)" \
+expect_error "vecbsp: error: sweep --measure: machine two-by-two has levels, whose plans run on --backend hybrid (docs/hierarchical.md)" \
   "$vecbsp" sweep "$tmp/sum.vec" --vary n=10:20:10 --machine "$tmp/tree.json" --measure
 expect_error "vecbsp: error: --plan: levels must be flat or follow, got 'up'" \
   "$vecbsp" cost "$tmp/sum.vec" -D n=10 --machine "$tmp/tree.json" --plan best,levels=up
