@@ -159,13 +159,15 @@ static CalRun prepare_run(Arena *a, const CalProgram *cp, int size, const Option
 // probe that timed each run once, in a row, put the add chain at 0.304 ns
 // a step (0.242-0.245 in two others) and every prediction of its machine
 // file with it.
-static void time_runs(Arena *a, CalRun *runs, int n, int p, int rounds) {
+// Each round times the runs in the given order.
+static void time_runs(Arena *a, CalRun *runs, const int *order, int n, int p, int rounds) {
   double *medians = arena_calloc(a, (size_t)(n * rounds) + 1, sizeof *medians);
   progress_begin(arena_printf(a, "probe: timing the calibration programs at p = %d on %s", p, runs[0].opt.backend),
                  n * rounds);
   for (int round = 0; round < rounds; round++)
-    for (int i = 0; i < n; i++) {
-      progress_step(round * n + i, arena_printf(a, "%s, %s%s", runs[i].cp->name, runs[i].opt.defines[0],
+    for (int k = 0; k < n; k++) {
+      int i = order[k];
+      progress_step(round * n + k, arena_printf(a, "%s, %s%s", runs[i].cp->name, runs[i].opt.defines[0],
                                                 runs[i].opt.ndefines > 1 ? arena_printf(a, " %s", runs[i].opt.defines[1]) : ""));
       RunOutcome o = runner_measure(a, runs[i].exe, &runs[i].opt, p);
       medians[i * rounds + round] = o.median;
@@ -174,19 +176,60 @@ static void time_runs(Arena *a, CalRun *runs, int n, int p, int rounds) {
   for (int i = 0; i < n; i++) runs[i].run.seconds = runner_fastest_round(medians + i * rounds, rounds);
 }
 
-// Measures each program at each size (at p processes), appending the runs
-// and their report rows; with recorded, the runs it has.
-static int measure_all(Arena *a, const CalProgram *progs, int nprogs, int sizes, const Options *base, int p,
-                       const Calibration *guess, const json_t *recorded, CalibrationRun *runs, json_t *report) {
-  CalRun *all = arena_calloc(a, (size_t)nprogs * 3, sizeof *all);
+// Programs measured together: a table of them.
+typedef struct CalTable {
+  const CalProgram *progs;
+  int n;
+} CalTable;
+
+// The order a round times the runs in (their tables' runs one after the
+// other in table_of): the tables merged in proportion, run j of a table of
+// c at (j + 1/2) / c of the way, so that a slow spell of the machine meets
+// some runs of every table, not all the runs of one. The latency runs,
+// timed on their own in a second, had all been slowed twofold by one
+// (lat_fast 0.51 ns against 0.28) and fitted as well as if they had not.
+static void interleave(const int *table_of, int n, int *order) {
+  double *at = calloc((size_t)n + 1, sizeof *at);
+  for (int i = 0, j = 0; i < n; i++, j++) {
+    if (i > 0 && table_of[i] != table_of[i - 1]) j = 0;
+    int c = 0;
+    for (int k = 0; k < n; k++) c += table_of[k] == table_of[i];
+    at[i] = (j + 0.5) / c;
+  }
+  for (int i = 0; i < n; i++) {  // insertion sort by place, stable
+    int k = i;
+    for (; k > 0 && at[order[k - 1]] > at[i]; k--) order[k] = order[k - 1];
+    order[k] = i;
+  }
+  free(at);
+}
+
+// Measures each program of each table at each size (at p processes), all
+// in the same rounds (interleave), appending the runs and their report
+// rows, and in counts[k] how many runs table k has; with recorded, the
+// runs it has.
+static int measure_all(Arena *a, const CalTable *tables, int ntables, int sizes, const Options *base, int p,
+                       const Calibration *guess, const json_t *recorded, CalibrationRun *runs, json_t *report,
+                       int *counts) {
+  int most = 0;
+  for (int k = 0; k < ntables; k++) most += tables[k].n * 3;
+  CalRun *all = arena_calloc(a, (size_t)most + 1, sizeof *all);
+  int *table_of = arena_calloc(a, (size_t)most + 1, sizeof *table_of);
   int nall = 0, n = 0;
   if (!recorded) progress_begin("probe: compiling the calibration programs", 0);
-  for (int i = 0; i < nprogs; i++)
-    for (int size = 0; size < sizes && progs[i].sizes[size][0]; size++) {
-      progress_step(0, progs[i].name);
-      all[nall++] = prepare_run(a, &progs[i], size, base, p, guess, recorded);
-    }
-  if (!recorded) time_runs(a, all, nall, p, base->rounds);
+  for (int k = 0; k < ntables; k++)
+    for (int i = 0; i < tables[k].n; i++)
+      for (int size = 0; size < sizes && tables[k].progs[i].sizes[size][0]; size++) {
+        progress_step(0, tables[k].progs[i].name);
+        table_of[nall] = k;
+        all[nall++] = prepare_run(a, &tables[k].progs[i], size, base, p, guess, recorded);
+      }
+  if (!recorded) {
+    int *order = arena_calloc(a, (size_t)nall + 1, sizeof *order);
+    interleave(table_of, nall, order);
+    time_runs(a, all, order, nall, p, base->rounds);
+  }
+  for (int k = 0; k < ntables; k++) counts[k] = 0;
   for (int i = 0; i < nall; i++) {
     CalibrationRun r = all[i].run;
     if (recorded && r.seconds <= 0) continue;
@@ -194,7 +237,7 @@ static int measure_all(Arena *a, const CalProgram *progs, int nprogs, int sizes,
                             "seconds", r.seconds);
     for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(row, cal_term_names[t], json_real(r.count[t]));
     json_array_append_new(report, row);
-    if (r.seconds > 0) runs[n++] = r;
+    if (r.seconds > 0) runs[n++] = r, counts[table_of[i]]++;
   }
   return n;
 }
@@ -267,8 +310,10 @@ static CalibrationStatus fit_exchange(CalibrationRun *runs, int n, double unit[C
 // how many runs, and in *r2 how well the units explain them.
 static int calibrate_core(Arena *a, int sizes, const Options *base, const json_t *recorded, Calibration *guess,
                           CalibrationRun *runs, json_t *report, double *r2, CalibrationStatus *status) {
-  int nlat = measure_all(a, latency_programs, NLATENCY, sizes, base, 1, guess, recorded, runs, report);
-  int nthr = measure_all(a, programs, NPROGRAMS, sizes, base, 1, guess, recorded, runs + nlat, report);
+  const CalTable tables[] = {{latency_programs, NLATENCY}, {programs, NPROGRAMS}};
+  int counts[2];
+  measure_all(a, tables, 2, sizes, base, 1, guess, recorded, runs, report, counts);
+  int nlat = counts[0], nthr = counts[1];
   int plain = exits_last(runs + nlat, nthr);
   *status = fit_local(runs, nlat, runs + nlat, plain, guess->unit);
   merge_status(status, fit_rest(runs + nlat + plain, nthr - plain, (bool[CAL_TERMS]){[CAL_EXITS] = true}, guess->unit));
@@ -369,8 +414,9 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
   int n = calibrate_core_best(a, sizes, quick ? 1 : CORE_ATTEMPTS, &core, recorded, &guess, runs, &report, &attempts,
                               &core_status);
   if (p > 1) {
-    int np = measure_all(a, programs, NPROGRAMS, sizes, &base, p, &guess, recorded, runs + n, report);
-    np += measure_all(a, in_place_programs, NIN_PLACE, sizes, &base, p, &guess, recorded, runs + n + np, report);
+    const CalTable tables[] = {{programs, NPROGRAMS}, {in_place_programs, NIN_PLACE}};
+    int counts[2];
+    int np = measure_all(a, tables, 2, sizes, &base, p, &guess, recorded, runs + n, report, counts);
     exchange_status = fit_exchange(runs + n, np, guess.unit);
     n += np;
   }
