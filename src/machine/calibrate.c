@@ -253,7 +253,8 @@ static CalibrationBound first_bound(const CalibrationRun *run, const double unit
     }
   }
   if (streamed > words / 2) return CAL_BOUND_MEMORY;
-  return run->count[CAL_MULS] >= run->count[CAL_OPS] / 2 ? CAL_BOUND_MULTIPLIER : CAL_BOUND_CORE;
+  bool multiplies = run->count[CAL_MULS] > 0 && run->count[CAL_MULS] >= run->count[CAL_OPS] / 2;
+  return multiplies ? CAL_BOUND_MULTIPLIER : CAL_BOUND_CORE;
 }
 
 // Rounds of fitting before the runs' bounds are taken as settled.
