@@ -188,20 +188,16 @@ typedef struct CalTable {
 // some runs of every table, not all the runs of one. The latency runs,
 // timed on their own in a second, had all been slowed twofold by one
 // (lat_fast 0.51 ns against 0.28) and fitted as well as if they had not.
-static void interleave(const int *table_of, int n, int *order) {
-  double *at = calloc((size_t)n + 1, sizeof *at);
-  for (int i = 0, j = 0; i < n; i++, j++) {
-    if (i > 0 && table_of[i] != table_of[i - 1]) j = 0;
-    int c = 0;
-    for (int k = 0; k < n; k++) c += table_of[k] == table_of[i];
-    at[i] = (j + 0.5) / c;
-  }
+static void interleave(Arena *a, const int *table_of, int n, int ntables, int *order) {
+  int *size = arena_calloc(a, (size_t)ntables, sizeof *size), *seen = arena_calloc(a, (size_t)ntables, sizeof *seen);
+  double *at = arena_calloc(a, (size_t)n + 1, sizeof *at);
+  for (int i = 0; i < n; i++) size[table_of[i]]++;
+  for (int i = 0; i < n; i++) at[i] = (seen[table_of[i]]++ + 0.5) / size[table_of[i]];
   for (int i = 0; i < n; i++) {  // insertion sort by place, stable
     int k = i;
     for (; k > 0 && at[order[k - 1]] > at[i]; k--) order[k] = order[k - 1];
     order[k] = i;
   }
-  free(at);
 }
 
 // Measures each program of each table at each size (at p processes), all
@@ -226,7 +222,7 @@ static int measure_all(Arena *a, const CalTable *tables, int ntables, int sizes,
       }
   if (!recorded) {
     int *order = arena_calloc(a, (size_t)nall + 1, sizeof *order);
-    interleave(table_of, nall, order);
+    interleave(a, table_of, nall, ntables, order);
     time_runs(a, all, order, nall, p, base->rounds);
   }
   for (int k = 0; k < ntables; k++) counts[k] = 0;

@@ -91,6 +91,9 @@ static void setup(Sweep *sw) {
   sw->model = cost_model_from_options(opt);
   // Measured here, predicted for here: the machine given, else this host's probe.
   if (opt->measure) opt->machine = cli_given_machine(opt);
+  if (opt->measure && !opt->machine && strcmp(opt->backend, "hybrid") == 0)
+    fatal("sweep --measure --backend hybrid: give the machine with --machine (vecbsp probe --levels RANKSxTHREADS "
+          "measures one)");
   if (opt->measure && !opt->machine) opt->machine = cli_host_machine(sw->arena, opt->backend, opt->p ? opt->p : cli_cores());
   sw->machine = cost_machine_from_options(sw->arena, opt);
   sw->planning = cli_planning_machine(sw->arena, opt);

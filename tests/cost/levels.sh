@@ -52,6 +52,9 @@ OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_ov
   json sweep "$tmp/sum.vec" --vary n=1000:2000:1000 --machine "$tmp/tree.json" --measure --backend hybrid --repeat 1 \
   --json -- "rows[0].measured=number" "rows[1].measured=number" "rows[1].error=number" "rows[1].p=4"
 
+expect_error "vecbsp: error: sweep --measure --backend hybrid: give the machine with --machine (vecbsp probe --levels RANKSxTHREADS measures one)" \
+  "$vecbsp" sweep "$tmp/sum.vec" --vary n=10:20:10 --measure --backend hybrid
+
 # What a tree cannot do.
 expect_error "vecbsp: error: -p 3: machine two-by-two is hierarchical with 4 workers, the processes of its plans" \
   "$vecbsp" cost "$tmp/sum.vec" -D n=10 --machine "$tmp/tree.json" -p 3
