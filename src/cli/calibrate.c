@@ -410,9 +410,11 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
   int n = calibrate_core_best(a, sizes, quick ? 1 : CORE_ATTEMPTS, &core, recorded, &guess, runs, &report, &attempts,
                               &core_status);
   if (p > 1) {
+    // The in-place kernels measure memory streamed beyond the cache: a
+    // quick probe's one size (16 MB) is not.
     const CalTable tables[] = {{programs, NPROGRAMS}, {in_place_programs, NIN_PLACE}};
     int counts[2];
-    int np = measure_all(a, tables, 2, sizes, &base, p, &guess, recorded, runs + n, report, counts);
+    int np = measure_all(a, tables, sizes > 1 ? 2 : 1, sizes, &base, p, &guess, recorded, runs + n, report, counts);
     exchange_status = fit_exchange(runs + n, np, guess.unit);
     n += np;
   }

@@ -48,8 +48,7 @@ grep -q "parallel by levels, result on process 0" "$tmp/out" || fail "plan lists
 # sweep --measure runs a tree's plans on the hybrid backend (2 ranks of 2
 # threads here): every point measured, and its error against the levels'
 # prediction.
-OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-  json sweep "$tmp/sum.vec" --vary n=1000:2000:1000 --machine "$tmp/tree.json" --measure --backend hybrid --repeat 1 \
+json sweep "$tmp/sum.vec" --vary n=1000:2000:1000 --machine "$tmp/tree.json" --measure --backend hybrid --repeat 1 \
   --json -- "rows[0].measured=number" "rows[1].measured=number" "rows[1].error=number" "rows[1].p=4"
 
 expect_error "vecbsp: error: sweep --measure --backend hybrid: give the machine with --machine (vecbsp probe --levels RANKSxTHREADS measures one)" \
