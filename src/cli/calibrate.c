@@ -154,12 +154,11 @@ static CalRun prepare_run(Arena *a, const CalProgram *cp, int size, const Option
   return r;
 }
 
-// Times the runs in rounds over all of them, each keeping its fastest
-// round (runner_fastest_round): this VM slows for seconds at a time, and a
-// probe that timed each run once, in a row, put the add chain at 0.304 ns
-// a step (0.242-0.245 in two others) and every prediction of its machine
-// file with it.
-// Each round times the runs in the given order.
+// Times the runs in rounds over all of them, each round in the given
+// order, each run keeping its fastest round (runner_fastest_round): this
+// VM slows for seconds at a time, and a probe that timed each run once, in
+// a row, put the add chain at 0.304 ns a step (0.242-0.245 in two others)
+// and every prediction of its machine file with it.
 static void time_runs(Arena *a, CalRun *runs, const int *order, int n, int p, int rounds) {
   double *medians = arena_calloc(a, (size_t)(n * rounds) + 1, sizeof *medians);
   progress_begin(arena_printf(a, "probe: timing the calibration programs at p = %d on %s", p, runs[0].opt.backend),
