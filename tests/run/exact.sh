@@ -7,13 +7,14 @@
 # planner forced one at a time (docs/compiler.md, "Plans"); with a data if
 # the model bounds the counts. COMPARE is tests/gen/compare.py. --quick
 # (for the sanitizer build, where each case runs ten times slower) takes
-# the examples at p = 1, 2, 3 and 8 and each planner setting at p = 3.
+# the examples at p = 1, 2, 3 and 8 and each planner setting at p = 3,
+# n = 12.
 set -u
 vecbsp=$1 compare=$2
 if [ "${3:-}" = --quick ]; then
-  example_ps="1 2 3 8" setting_ps=3
+  example_ps="1 2 3 8" setting_ps=3 setting_sizes=12
 else
-  example_ps="1 2 3 4 5 6 7 8" setting_ps="2 3"
+  example_ps="1 2 3 4 5 6 7 8" setting_ps="2 3" setting_sizes="5 12"
 fi
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d)
@@ -84,7 +85,7 @@ for setting in fold=tree fold=allreduce regions=sequential inputs=all inputs=blo
 done
 for setting in fold=gather fold=tree fold=allreduce prefix=store prefix=recompute regions=parallel \
     regions=sequential inputs=root inputs=all inputs=block lanes=1 lanes=4; do
-  for p in $setting_ps; do examples "best,$setting" "$p" 5 12; done
+  for p in $setting_ps; do examples "best,$setting" "$p" $setting_sizes; done
 done
 python3 "$compare" "$dir/manifest" || exit 1
 echo "$cases cases: the model equals the counts"
