@@ -16,8 +16,8 @@
 // Opaque to the compiler, so that a multiplication by it stays one.
 static volatile int64_t factor = 3;
 
-// Every kernel reads x[0..n) (and v, a row of 2000 in the cache) and
-// may write y; it returns a value the caller keeps. A kernel that
+// Every kernel reads x[0..n) (and v, a row of 2000 in the cache, or y)
+// and may write y; it returns a value the caller keeps. A kernel that
 // stores takes the fields into locals first: its stores could otherwise
 // alias them, and gcc would load them again every element.
 typedef struct {
@@ -54,16 +54,27 @@ static __attribute__((noinline)) int64_t scaled_sum_lanes(const Data *d) {
   return s + t;
 }
 
-// matvec (1)'s inner loop: rows of 2000 against a vector in the cache.
-static __attribute__((noinline)) int64_t row_dots(const Data *d) {
+// Two streams into one chain: a dot product.
+static __attribute__((noinline)) int64_t dot(const Data *d) {
+  int64_t s = 0;
+  for (int64_t i = 0; i < d->n; i++) s += d->x[i] * d->y[i];
+  return s;
+}
+
+// matvec (1)'s loops: rows of length times v, a vector in the cache.
+static inline int64_t rows_times_v(const Data *d, int64_t length) {
   int64_t total = 0;
-  for (int64_t r = 0; r + 2000 <= d->n; r += 2000) {
+  for (int64_t r = 0; r + length <= d->n; r += length) {
     int64_t s = 0;
-    for (int64_t i = 0; i < 2000; i++) s += d->x[r + i] * d->v[i];
+    for (int64_t i = 0; i < length; i++) s += d->x[r + i] * d->v[i];
     total += s;
   }
   return total;
 }
+
+// Rows of 2000 (v: 16 KB, half a core's first-level cache) and of 250 (2 KB).
+static __attribute__((noinline)) int64_t rows_2000(const Data *d) { return rows_times_v(d, 2000); }
+static __attribute__((noinline)) int64_t rows_250(const Data *d) { return rows_times_v(d, 250); }
 
 // A chain whose every value is stored: a prefix sum.
 static __attribute__((noinline)) int64_t prefix(const Data *d) {
@@ -88,7 +99,8 @@ typedef struct {
 
 static const Kernel kernels[] = {
     {"sum", sum},   {"sum in 2 lanes", sum_lanes}, {"scaled sum", scaled_sum}, {"scaled sum in 2 lanes", scaled_sum_lanes},
-    {"row dots", row_dots}, {"prefix", prefix}, {"map", map},
+    {"dot", dot}, {"rows of 2000 times v", rows_2000}, {"rows of 250 times v", rows_250},
+    {"prefix", prefix}, {"map", map},
 };
 enum { NKERNELS = sizeof kernels / sizeof kernels[0], NSIZES = 2 };
 // In a core's 1 MB cache (x and y, 480 KB) and far beyond the 32 MB one
