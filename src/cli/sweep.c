@@ -16,13 +16,14 @@
 
 enum { MAX_POINTS = 1000000 };
 
-// One --vary: NAME takes FROM, FROM+STEP, ... up to TO. "p" varies the
-// number of processes.
+// One --vary: NAME takes FROM, FROM+STEP, ... up to TO, or with a STEP of
+// *F, FROM, FROM*F, FROM*F^2, ... rounded, each value once (sizes over
+// several powers of ten). "p" varies the number of processes.
 typedef struct Range {
   const char *name;  // a parameter, or "p"
-  int64_t from;      // first value
-  int64_t step;      // increment (> 0)
+  int64_t *values;   // increasing
   int64_t count;     // number of values
+  bool geometric;    // a STEP of *F: the plot's x axis is logarithmic
 } Range;
 
 // One program at one point of the ranges: predicted and (--measure) measured.
@@ -51,13 +52,35 @@ typedef struct Sweep {
   json_t *steadiness;  // --measure: the machine's, before the first round and after each (steady.c)
 } Sweep;
 
+static const char range_syntax[] =
+    "expected integers NAME=FROM:TO:STEP (such as n=1000:100000:1000 or n=1e3:1e5:1e3), or a factor NAME=FROM:TO:*F "
+    "(such as n=1e3:1e7:*10)";
+
 static int64_t parse_bound(const char *text, const char *spec) {
   char *end;
   errno = 0;
   double v = strtod(text, &end);
   if (end == text || (*end != '\0' && *end != ':') || errno || v != floor(v) || fabs(v) > 4e18)
-    fatal("--vary %s: expected integers NAME=FROM:TO:STEP (such as n=1000:100000:1000 or n=1e3:1e5:1e3)", spec);
+    fatal("--vary %s: %s", spec, range_syntax);
   return (int64_t)v;
+}
+
+// FROM, FROM*factor, ... up to TO, rounded; a value that rounds to the one
+// before is left out.
+static int64_t geometric_values(Arena *a, const char *spec, int64_t from, int64_t to, const char *factor_text,
+                                int64_t **values) {
+  char *end;
+  errno = 0;
+  double factor = strtod(factor_text, &end);
+  if (end == factor_text || *end || errno || !isfinite(factor)) fatal("--vary %s: %s", spec, range_syntax);
+  if (factor <= 1) fatal("--vary %s: the factor must be above 1", spec);
+  if (from < 1) fatal("--vary %s: with a factor, FROM must be at least 1", spec);
+  int64_t count = 0, most = (int64_t)ceil(log((double)to / (double)from) / log(factor)) + 1;
+  if (most > MAX_POINTS) fatal("--vary %s: more than %d points", spec, MAX_POINTS);
+  *values = arena_calloc(a, (size_t)most + 1, sizeof **values);
+  for (double x = (double)from; x < 4.5e18 && llround(x) <= to; x *= factor)
+    if (count == 0 || llround(x) > (*values)[count - 1]) (*values)[count++] = llround(x);
+  return count;
 }
 
 static Range parse_range(Arena *a, const char *spec) {
@@ -65,16 +88,25 @@ static Range parse_range(Arena *a, const char *spec) {
   const char *value;
   cli_split_assignment(spec, "--vary", &name, &value, a);
   const char *c1 = strchr(value, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-  if (!c2 || strchr(c2 + 1, ':')) fatal("--vary %s: expected NAME=FROM:TO:STEP", spec);
-  int64_t from = parse_bound(value, spec), to = parse_bound(c1 + 1, spec), step = parse_bound(c2 + 1, spec);
-  if (step <= 0 || to < from) fatal("--vary %s: STEP must be positive and TO at least FROM", spec);
-  int64_t count = (to - from) / step + 1;
-  if (count > MAX_POINTS) fatal("--vary %s: more than %d points", spec, MAX_POINTS);
+  if (!c2 || strchr(c2 + 1, ':')) fatal("--vary %s: %s", spec, range_syntax);
+  int64_t from = parse_bound(value, spec), to = parse_bound(c1 + 1, spec);
+  if (to < from) fatal("--vary %s: TO must be at least FROM", spec);
   if (strcmp(name, "p") == 0 && (from < 1 || to > (1 << 20))) fatal("--vary %s: p must be in [1, 1048576]", spec);
-  return (Range){name, from, step, count};
+  Range r = {.name = name, .geometric = c2[1] == '*'};
+  if (r.geometric) {
+    r.count = geometric_values(a, spec, from, to, c2 + 2, &r.values);
+    return r;
+  }
+  int64_t step = parse_bound(c2 + 1, spec);
+  if (step <= 0) fatal("--vary %s: STEP must be positive", spec);
+  r.count = (to - from) / step + 1;
+  if (r.count > MAX_POINTS) fatal("--vary %s: more than %d points", spec, MAX_POINTS);
+  r.values = arena_calloc(a, (size_t)r.count, sizeof *r.values);
+  for (int64_t i = 0; i < r.count; i++) r.values[i] = from + i * step;
+  return r;
 }
 
-static int64_t range_value(const Range *r, int64_t i) { return r->from + i * r->step; }
+static int64_t range_value(const Range *r, int64_t i) { return r->values[i]; }
 
 static void setup(Sweep *sw) {
   Options *opt = &sw->opt;
@@ -660,7 +692,8 @@ static void write_plot_script(Sweep *sw, const char *path, const char *data, con
   fputs(" noenhanced\nset xlabel ", f);
   put_quoted(f, sw->ranges[0].name);
   fputs(" noenhanced\nset ylabel 'seconds'\nset key left top noenhanced\nset grid\n", f);
-  fputs(decades(sw) > 2 ? "set logscale y\n" : "set yrange [0:*]\n", f);  // else the cheap curves lie flat on 0
+  fputs(decades(sw) > 2 ? "set logscale y\nset format y '%g'\n" : "set yrange [0:*]\n", f);  // else the cheap curves lie flat on 0
+  if (sw->ranges[0].geometric) fputs("set logscale x\n", f);
   fputs("plot ", f);
   for (int j = 0; j < sw->nprogs; j++) {
     fputs(j ? ", " : "", f);

@@ -107,6 +107,19 @@ json sweep $mv1 $mv2 --vary m=10:30:10 --vary n=10:30:10 --json -- "rows[0].prog
   "rows[0].params.m=10" "rows[0].params.n=10" "rows[5].params.m=30" "rows[0].p=8" "rows[0].predicted=number" \
   crossovers=array
 json sweep $mv1 --vary p=1:4:1 -D m=5 -D n=5 --json -- "rows[3].p=4" "rows[3].predicted=number"
+# A STEP of *F: FROM times the powers of F, rounded half up, each value once.
+"$vecbsp" sweep $mv1 -D n=4 --vary 'm=1:100:*1.5' --json >"$tmp/geometric.json" || fail "sweep --vary m=1:100:*1.5"
+python3 - "$tmp/geometric.json" <<'EOF' || fail "sweep --vary m=1:100:*1.5: not the rounded powers of 1.5"
+import json, math, sys
+got = [row["params"]["m"] for row in json.load(open(sys.argv[1]))["rows"]]
+want, x = [], 1.0
+while math.floor(x + 0.5) <= 100:
+    if not want or math.floor(x + 0.5) > want[-1]:
+        want.append(math.floor(x + 0.5))
+    x *= 1.5
+if got != want:
+    sys.exit(f"got {got}, want {want}")
+EOF
 json sweep $mv1 $mv2 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 1 --json -- "rows[3].measured=number" \
   "rows[3].measured_min=number" "rows[3].error=number" "accuracy.median_abs_error=number" \
   "accuracy.pairs_ranked_right=number"
@@ -147,7 +160,13 @@ expect_error "vecbsp: error: a figure of the result is inf, which JSON cannot ca
   "$vecbsp" cost $mv1 -D m=4 -D n=4 -s 1e-308 --json
 expect_error "vecbsp: error: the exact model's counts pass 2^63 for these sizes; --model paper predicts them" \
   "$vecbsp" cost $mv1 -D m=1099511627776 -D n=1099511627776
-expect_error "vecbsp: error: --vary m=1:10:1:x: expected NAME=FROM:TO:STEP" "$vecbsp" sweep $mv1 -D n=4 --vary m=1:10:1:x
+expect_error "vecbsp: error: --vary m=1:10:1:x: expected integers NAME=FROM:TO:STEP (such as n=1000:100000:1000 or n=1e3:1e5:1e3), or a factor NAME=FROM:TO:*F (such as n=1e3:1e7:*10)" \
+  "$vecbsp" sweep $mv1 -D n=4 --vary m=1:10:1:x
+expect_error "vecbsp: error: --vary m=1:10:*1: the factor must be above 1" "$vecbsp" sweep $mv1 -D n=4 --vary 'm=1:10:*1'
+expect_error "vecbsp: error: --vary m=0:10:*2: with a factor, FROM must be at least 1" \
+  "$vecbsp" sweep $mv1 -D n=4 --vary 'm=0:10:*2'
+expect_error "vecbsp: error: --vary m=1:1e18:*1.0000001: more than 1000000 points" \
+  "$vecbsp" sweep $mv1 -D n=4 --vary 'm=1:1e18:*1.0000001'
 expect_error "vecbsp: error: --vary m=5:6:1: m varies twice" "$vecbsp" sweep $mv1 -D n=4 --vary m=1:2:1 --vary m=5:6:1
 expect_error "vecbsp: error: unknown option '--json=no' for 'cost' (vecbsp cost --help lists its options)" "$vecbsp" cost $mv1 --json=no
 expect_error "vecbsp: error: no option '--measure' for 'cost' (vecbsp cost --help lists its options)" "$vecbsp" cost $mv1 --measure
@@ -156,8 +175,8 @@ expect_error "vecbsp: error: -p is given twice" "$vecbsp" cost $mv1 -p 2 -p 4
 expect_error "vecbsp: error: -p 2000: the threads backend runs at most 1024 processes (MPI: --backend mpi)" \
   "$vecbsp" run $mv1 -D m=2 -D n=2 --random 1 -p 2000
 expect_error "vecbsp: error: --rounds is an option of --measure" "$vecbsp" sweep $mv1 --vary m=3:4:1 -D n=5 --rounds 2
-expect_error "vecbsp: error: --vary m=5:1:1: STEP must be positive and TO at least FROM" \
-  "$vecbsp" sweep $mv1 --vary m=5:1:1 -D n=1
+expect_error "vecbsp: error: --vary m=5:1:1: TO must be at least FROM" "$vecbsp" sweep $mv1 --vary m=5:1:1 -D n=1
+expect_error "vecbsp: error: --vary m=1:5:0: STEP must be positive" "$vecbsp" sweep $mv1 --vary m=1:5:0 -D n=1
 
 # A chain of 14000 definitions, each applying the one before: the checks,
 # the interpreter and the analysis recurse through it (8 MB of stack

@@ -22,11 +22,14 @@ PROGRAMS = [("examples/mss1.vec", 1 << 9), ("examples/mss2.vec", 1 << 9), ("exam
             ("examples/matvec2.vec", 1 << 12), ("tests/cost/programs/segment-sums.vec", 1 << 10)]
 
 
-def predict(vecbsp, path, size, model, machine, p):
-    defs = ["-D", f"n={size}"] + (["-D", f"m={size}"] if "matvec" in path else [])
-    out = subprocess.run([vecbsp, "cost", os.path.join(ROOT, path), *defs, "--model", model, "--machine", machine,
+def predictions(vecbsp, path, largest, model, machine, p, factor):
+    """(size, seconds) at sizes from 1 by factors of factor: one sweep, whose
+    every point is the prediction `cost` makes there."""
+    varies = [x for name in (["n", "m"] if "matvec" in path else ["n"])
+              for x in ("--vary", f"{name}=1:{largest}:*{factor}")]
+    out = subprocess.run([vecbsp, "sweep", os.path.join(ROOT, path), *varies, "--model", model, "--machine", machine,
                           "-p", str(p), "--json"], capture_output=True, text=True, check=True).stdout
-    return json.loads(out)["seconds"]
+    return [(row["params"]["n"], row["predicted"]) for row in json.loads(out)["rows"]]
 
 
 # A machine whose fit priced memory at nothing, as the probe's once did,
@@ -41,9 +44,8 @@ FREE_MEMORY = {"name": "free-memory", "p": 2, "g": 1.87, "l": 3979, "s": 3.9e9, 
 
 def falls_of(vecbsp, path, largest, model, machine, p, factor):
     """The steps of growing size at which the prediction falls, and how many steps."""
-    sizes = sorted({round(factor ** k) for k in range(60) if factor ** k <= largest})
-    times = [predict(vecbsp, path, n, model, machine, p) for n in sizes]
-    steps = list(zip(sizes, times, sizes[1:], times[1:]))
+    points = predictions(vecbsp, path, largest, model, machine, p, factor)
+    steps = [(n0, t0, n1, t1) for (n0, t0), (n1, t1) in zip(points, points[1:])]
     return [s for s in steps if s[3] < s[1] * (1 - 1e-9)], len(steps)
 
 
