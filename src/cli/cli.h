@@ -329,6 +329,16 @@ void sweep_programs(const Options *opt, json_t *extra, FILE *out);
 // An error unless --plot's path can be drawn: a file whose extension names
 // the format (.svg, .png, .pdf), not a directory.
 void sweep_check_plot(const char *path);
+// One --vary NAME=FROM:TO:STEP (STEP 1 if left out), or NAME=FROM:TO:*F
+// (FROM times the powers of F, rounded half up, each value once): its
+// values, increasing.
+typedef struct VaryRange {
+  const char *name;  // a parameter, or "p"
+  int64_t *values;
+  int64_t count;
+  bool geometric;    // a STEP of *F
+} VaryRange;
+VaryRange sweep_parse_vary(Arena *a, const char *spec);
 
 // Subcommands (cli_commands runs them): argv[0] is the subcommand's name.
 // Each returns the exit status.

@@ -146,24 +146,24 @@ static json_t *report_json(Arena *a, Program *prog, const int64_t *params, const
                                      "set_aside", set_aside, "inputs", inputs, "iterations", iters, "regions", regions));
 }
 
-// --vary p=FROM:TO: the predicted seconds at every p, and the best p.
+// --vary p=FROM:TO (every p), p=FROM:TO:STEP or p=FROM:TO:*F: the
+// predicted seconds at each p, and the best p.
 static void vary_p(Arena *a, Program *prog, const int64_t *params, const Options *opt, const char *spec) {
-  int from, to;
-  char end;
-  if (strncmp(spec, "p=", 2) != 0 || sscanf(spec + 2, "%d:%d%c", &from, &to, &end) != 2 || from < 1 || to < from ||
-      to > 1024)
-    fatal("plan --vary expects p=FROM:TO with 1 <= FROM <= TO <= 1024, got '%s'", spec);
+  if (strncmp(spec, "p=", 2) != 0) fatal("plan --vary varies p (p=FROM:TO), got '%s'", spec);
+  VaryRange ps = sweep_parse_vary(a, spec);
+  if (ps.values[ps.count - 1] > 1024) fatal("plan --vary %s: p must be at most 1024", spec);
   Machine m = cli_planning_machine(a, opt);
   if (m.tree) fatal("machine %s is hierarchical: its plans are for its %d workers, so p does not vary", m.name, m.tree->leaves);
   json_t *rows = json_array();
-  int best = from;
+  int best = (int)ps.values[0];
   double best_seconds = INFINITY;
   if (!opt->json) printf("%6s %14s %14s\n", "p", "seconds", "paper");
-  progress_begin("plan: planning", to - from + 1);
-  for (int p = from; p <= to; p++) {
+  progress_begin("plan: planning", ps.count);
+  for (int64_t i = 0; i < ps.count; i++) {
+    int p = (int)ps.values[i];
     if (m.topology && (p > m.topology->p || topology_fit(m.topology, p).p != p)) continue;  // not a configuration
     m.p = p;
-    progress_step(p - from, arena_printf(a, "p = %d", p));
+    progress_step(i, arena_printf(a, "p = %d", p));
     PlanReport rep = cost_plan_report(prog, params, &m, opt->plan, false);
     if (opt->json)
       json_array_append_new(rows, cost_json_checked(json_pack("{s:i, s:o, s:o}", "p", p, "seconds", cost_json_number(rep.seconds),

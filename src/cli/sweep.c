@@ -16,15 +16,12 @@
 
 enum { MAX_POINTS = 1000000 };
 
-// One --vary: NAME takes FROM, FROM+STEP, ... up to TO, or with a STEP of
+// One --vary: NAME takes FROM, FROM+STEP, ... up to TO (STEP 1 if left
+// out), or with a STEP of
 // *F, FROM, FROM*F, FROM*F^2, ... rounded, each value once (sizes over
-// several powers of ten). "p" varies the number of processes.
-typedef struct Range {
-  const char *name;  // a parameter, or "p"
-  int64_t *values;   // increasing
-  int64_t count;     // number of values
-  bool geometric;    // a STEP of *F: the plot's x axis is logarithmic
-} Range;
+// several powers of ten; the plot's x axis is then logarithmic). "p"
+// varies the number of processes.
+typedef VaryRange Range;
 
 // One program at one point of the ranges: predicted and (--measure) measured.
 typedef struct Sample {
@@ -53,8 +50,8 @@ typedef struct Sweep {
 } Sweep;
 
 static const char range_syntax[] =
-    "expected integers NAME=FROM:TO:STEP (such as n=1000:100000:1000 or n=1e3:1e5:1e3), or a factor NAME=FROM:TO:*F "
-    "(such as n=1e3:1e7:*10)";
+    "expected integers NAME=FROM:TO:STEP (such as n=1000:100000:1000 or n=1e3:1e5:1e3; STEP 1 may be left out), or a "
+    "factor NAME=FROM:TO:*F (such as n=1e3:1e7:*10)";
 
 static int64_t parse_bound(const char *text, const char *spec) {
   char *end;
@@ -83,21 +80,21 @@ static int64_t geometric_values(Arena *a, const char *spec, int64_t from, int64_
   return count;
 }
 
-static Range parse_range(Arena *a, const char *spec) {
+Range sweep_parse_vary(Arena *a, const char *spec) {
   char *name;
   const char *value;
   cli_split_assignment(spec, "--vary", &name, &value, a);
   const char *c1 = strchr(value, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-  if (!c2 || strchr(c2 + 1, ':')) fatal("--vary %s: %s", spec, range_syntax);
+  if (!c1 || (c2 && strchr(c2 + 1, ':'))) fatal("--vary %s: %s", spec, range_syntax);
   int64_t from = parse_bound(value, spec), to = parse_bound(c1 + 1, spec);
   if (to < from) fatal("--vary %s: TO must be at least FROM", spec);
   if (strcmp(name, "p") == 0 && (from < 1 || to > (1 << 20))) fatal("--vary %s: p must be in [1, 1048576]", spec);
-  Range r = {.name = name, .geometric = c2[1] == '*'};
+  Range r = {.name = name, .geometric = c2 && c2[1] == '*'};
   if (r.geometric) {
     r.count = geometric_values(a, spec, from, to, c2 + 2, &r.values);
     return r;
   }
-  int64_t step = parse_bound(c2 + 1, spec);
+  int64_t step = c2 ? parse_bound(c2 + 1, spec) : 1;
   if (step <= 0) fatal("--vary %s: STEP must be positive", spec);
   r.count = (to - from) / step + 1;
   if (r.count > MAX_POINTS) fatal("--vary %s: more than %d points", spec, MAX_POINTS);
@@ -135,7 +132,7 @@ static void setup(Sweep *sw) {
   sw->nranges = opt->nvaries;
   sw->ranges = arena_calloc(sw->arena, (size_t)sw->nranges, sizeof *sw->ranges);
   for (int i = 0; i < sw->nranges; i++) {
-    sw->ranges[i] = parse_range(sw->arena, opt->varies[i]);
+    sw->ranges[i] = sweep_parse_vary(sw->arena, opt->varies[i]);
     for (int k = 0; k < i; k++)
       if (strcmp(sw->ranges[k].name, sw->ranges[i].name) == 0)
         fatal("--vary %s: %s varies twice", opt->varies[i], sw->ranges[i].name);
@@ -692,7 +689,8 @@ static void write_plot_script(Sweep *sw, const char *path, const char *data, con
   fputs(" noenhanced\nset xlabel ", f);
   put_quoted(f, sw->ranges[0].name);
   fputs(" noenhanced\nset ylabel 'seconds'\nset key left top noenhanced\nset grid\n", f);
-  fputs(decades(sw) > 2 ? "set logscale y\nset format y '%g'\n" : "set yrange [0:*]\n", f);  // else the cheap curves lie flat on 0
+  // Over more than two powers of ten the cheap curves would lie flat on 0.
+  fputs(decades(sw) > 2 ? "set logscale y\nset format y '%g'\n" : "set yrange [0:*]\n", f);
   if (sw->ranges[0].geometric) fputs("set logscale x\n", f);
   fputs("plot ", f);
   for (int j = 0; j < sw->nprogs; j++) {

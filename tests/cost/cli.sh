@@ -107,6 +107,7 @@ json sweep $mv1 $mv2 --vary m=10:30:10 --vary n=10:30:10 --json -- "rows[0].prog
   "rows[0].params.m=10" "rows[0].params.n=10" "rows[5].params.m=30" "rows[0].p=8" "rows[0].predicted=number" \
   crossovers=array
 json sweep $mv1 --vary p=1:4:1 -D m=5 -D n=5 --json -- "rows[3].p=4" "rows[3].predicted=number"
+json plan $mv1 -D m=5 -D n=5 --vary 'p=1:8:*2' --json -- "rows[1].p=2" "rows[2].p=4" "rows[3].p=8" "best_p=number"
 # A STEP of *F: FROM times the powers of F, rounded half up, each value once.
 "$vecbsp" sweep $mv1 -D n=4 --vary 'm=1:100:*1.5' --json >"$tmp/geometric.json" || fail "sweep --vary m=1:100:*1.5"
 python3 - "$tmp/geometric.json" <<'EOF' || fail "sweep --vary m=1:100:*1.5: not the rounded powers of 1.5"
@@ -160,7 +161,7 @@ expect_error "vecbsp: error: a figure of the result is inf, which JSON cannot ca
   "$vecbsp" cost $mv1 -D m=4 -D n=4 -s 1e-308 --json
 expect_error "vecbsp: error: the exact model's counts pass 2^63 for these sizes; --model paper predicts them" \
   "$vecbsp" cost $mv1 -D m=1099511627776 -D n=1099511627776
-expect_error "vecbsp: error: --vary m=1:10:1:x: expected integers NAME=FROM:TO:STEP (such as n=1000:100000:1000 or n=1e3:1e5:1e3), or a factor NAME=FROM:TO:*F (such as n=1e3:1e7:*10)" \
+expect_error "vecbsp: error: --vary m=1:10:1:x: expected integers NAME=FROM:TO:STEP (such as n=1000:100000:1000 or n=1e3:1e5:1e3; STEP 1 may be left out), or a factor NAME=FROM:TO:*F (such as n=1e3:1e7:*10)" \
   "$vecbsp" sweep $mv1 -D n=4 --vary m=1:10:1:x
 expect_error "vecbsp: error: --vary m=1:10:*1: the factor must be above 1" "$vecbsp" sweep $mv1 -D n=4 --vary 'm=1:10:*1'
 expect_error "vecbsp: error: --vary m=0:10:*2: with a factor, FROM must be at least 1" \
