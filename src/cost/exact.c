@@ -348,12 +348,12 @@ static Shape *fold_vec(Ex *x, Ir *f, Shape *env, Shape *acc, Shape *v, int64_t f
   return acc;
 }
 
-// The inclusive prefix of v; over equal elements that the operator keeps
-// equal, the result is regular and counted, not followed.
-static Shape *prefix_vec(Ex *x, Ir *f, Shape *env, Shape *v) {
+// The inclusive prefix of v whose first element is first; over equal
+// elements that the operator keeps equal, the result is regular and
+// counted, not followed.
+static Shape *prefix_from(Ex *x, Ir *f, Shape *env, Shape *first, Shape *v) {
   int64_t n = len(v);
-  if (!n) return v;
-  Shape *first = shape_elem(v, 0), *acc = first, **out = NULL;
+  Shape *acc = first, **out = NULL;
   for (int64_t i = 1; i < n; i++) {
     Shape *r = apply(x, f, env, acc, shape_elem(v, i), 1);
     if (!out && r == first && v->kind == SH_VEC) {
@@ -368,6 +368,10 @@ static Shape *prefix_vec(Ex *x, Ir *f, Shape *env, Shape *v) {
     acc = r;
   }
   return out ? shape_vector(&x->sh, out, n) : shape_vec(&x->sh, v->n, first);
+}
+
+static Shape *prefix_vec(Ex *x, Ir *f, Shape *env, Shape *v) {
+  return len(v) ? prefix_from(x, f, env, shape_elem(v, 0), v) : v;
 }
 
 // One row per element of ys: f on every element of xs and that element.
@@ -1045,13 +1049,10 @@ static void on(Ex *x, int k) { x->now = &x->open[k]; }
 static Type *elem_type(Ir *stage) { return stage->kind == IR_FOLD ? stage->ty : stage->ty->a; }
 
 // A prefix run again from the lower blocks' total (when there is one).
+// Followed element by element, mss (5) at n = 8·10^6 took 0.6 s to cost.
 static Shape *prefix_seeded(Ex *x, Ir *f, Shape *env, Shape *seed, Shape *v) {
   if (!seed || !len(v)) return prefix_vec(x, f, env, v);
-  Shape *first = apply(x, f, env, seed, shape_elem(v, 0), 1);
-  Shape **out = arena_calloc(x->sh.arena, (size_t)len(v) + 1, sizeof *out);
-  out[0] = first;
-  for (int64_t i = 1; i < len(v); i++) out[i] = apply(x, f, env, out[i - 1], shape_elem(v, i), 1);
-  return shape_vector(&x->sh, out, len(v));
+  return prefix_from(x, f, env, apply(x, f, env, seed, shape_elem(v, 0), 1), v);
 }
 
 // The elements of a pass's last generator on process k, made stage by
