@@ -689,6 +689,13 @@ static void test_shapes(void) {
   CostResult huge = analyse(a, mss5, "n=4000000000", MODEL_EXACT, 8);
   CHECK(small.shapes == huge.shapes, "mss5: %lld shapes at n=8000, %lld at n=4e9", (long long)small.shapes,
         (long long)huge.shapes);
+  // The same where a prefix is run again from the lower blocks' total
+  // (prefix=recompute): followed element by element, that took 0.6 s at
+  // n = 8e6 and would take minutes and 16 GB at 4e9.
+  CostResult seeded = analyse_plan(a, mss5, "n=4000000000", "best,regions=parallel,prefix=recompute", 2);
+  CostResult seeded_small = analyse_plan(a, mss5, "n=8000", "best,regions=parallel,prefix=recompute", 2);
+  CHECK(seeded.shapes == seeded_small.shapes, "mss5 prefix=recompute: %lld shapes at n=8000, %lld at n=4e9",
+        (long long)seeded_small.shapes, (long long)seeded.shapes);
   // Exactly, with blocks of 5e8: 1 + 4 ops per element, 3 ops per prefix step, 7 partial maxima.
   CHECK(huge.W == 4500000021.0 && huge.H == 3500000021.0 && huge.S == 3, "mss5 n=4e9: W %.0f H %.0f S %.0f", huge.W,
         huge.H, huge.S);
