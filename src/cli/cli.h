@@ -336,7 +336,7 @@ typedef struct VaryRange {
   const char *name;  // a parameter, or "p"
   int64_t *values;
   int64_t count;
-  bool geometric;    // a STEP of *F
+  bool geometric;    // a STEP of *F: a sweep's plot has a logarithmic x axis
 } VaryRange;
 VaryRange sweep_parse_vary(Arena *a, const char *spec);
 

@@ -16,13 +16,6 @@
 
 enum { MAX_POINTS = 1000000 };
 
-// One --vary: NAME takes FROM, FROM+STEP, ... up to TO (STEP 1 if left
-// out), or with a STEP of
-// *F, FROM, FROM*F, FROM*F^2, ... rounded, each value once (sizes over
-// several powers of ten; the plot's x axis is then logarithmic). "p"
-// varies the number of processes.
-typedef VaryRange Range;
-
 // One program at one point of the ranges: predicted and (--measure) measured.
 typedef struct Sample {
   double W, H, S, ops;   // as cost reports them
@@ -38,7 +31,7 @@ typedef struct Sweep {
   Options opt;         // the command line
   Program **progs;     // the programs compared
   int nprogs;
-  Range *ranges;       // the --vary ranges, advanced together
+  VaryRange *ranges;   // the --vary ranges, advanced together
   int nranges;
   int64_t npoints;     // values of each range
   CostModel model;     // as for cost
@@ -80,7 +73,7 @@ static int64_t geometric_values(Arena *a, const char *spec, int64_t from, int64_
   return count;
 }
 
-Range sweep_parse_vary(Arena *a, const char *spec) {
+VaryRange sweep_parse_vary(Arena *a, const char *spec) {
   char *name;
   const char *value;
   cli_split_assignment(spec, "--vary", &name, &value, a);
@@ -89,7 +82,7 @@ Range sweep_parse_vary(Arena *a, const char *spec) {
   int64_t from = parse_bound(value, spec), to = parse_bound(c1 + 1, spec);
   if (to < from) fatal("--vary %s: TO must be at least FROM", spec);
   if (strcmp(name, "p") == 0 && (from < 1 || to > (1 << 20))) fatal("--vary %s: p must be in [1, 1048576]", spec);
-  Range r = {.name = name, .geometric = c2 && c2[1] == '*'};
+  VaryRange r = {.name = name, .geometric = c2 && c2[1] == '*'};
   if (r.geometric) {
     r.count = geometric_values(a, spec, from, to, c2 + 2, &r.values);
     return r;
@@ -103,7 +96,7 @@ Range sweep_parse_vary(Arena *a, const char *spec) {
   return r;
 }
 
-static int64_t range_value(const Range *r, int64_t i) { return r->values[i]; }
+static int64_t range_value(const VaryRange *r, int64_t i) { return r->values[i]; }
 
 static void setup(Sweep *sw) {
   Options *opt = &sw->opt;
@@ -154,7 +147,7 @@ static void setup(Sweep *sw) {
   for (int j = 0; j < sw->nprogs; j++) sw->progs[j] = cli_load_program(sw->arena, opt->files[j], NULL);
 }
 
-static bool is_p(const Range *r) { return strcmp(r->name, "p") == 0; }
+static bool is_p(const VaryRange *r) { return strcmp(r->name, "p") == 0; }
 
 // The number of processes at point i.
 static int point_p(Sweep *sw, int64_t i) {
@@ -441,7 +434,7 @@ static double closed_seconds(Sweep *sw, int j, double t) {
   Arena *a = arena_new();
   Options o = sw->opt;
   for (int r = 0; r < sw->nranges; r++) {
-    const Range *rg = &sw->ranges[r], *first = &sw->ranges[0];
+    const VaryRange *rg = &sw->ranges[r], *first = &sw->ranges[0];
     double last = (double)range_value(rg, rg->count - 1), last0 = (double)range_value(first, first->count - 1);
     o = with_define(a, o, rg->name, (int64_t)llround(t * last / last0));
   }
@@ -478,7 +471,7 @@ static char *leading_text(Sweep *sw, Leading lead) {
 
 // The others' ratio to the first varied param, when several vary.
 static char *growth_text(Sweep *sw) {
-  const Range *first = &sw->ranges[0];
+  const VaryRange *first = &sw->ranges[0];
   char *s = arena_printf(sw->arena, "as %s grows", first->name);
   for (int r = 1; r < sw->nranges; r++) {
     double ratio = (double)range_value(&sw->ranges[r], sw->ranges[r].count - 1) /
