@@ -438,7 +438,9 @@ static void fused_element(Cg *g, Gen *s, const char *k) {
   const char *x = gen_elem(g, s->src, k, AT_REST), *y = s->src2 ? gen_elem(g, s->src2, k, AT_REST) : NULL;
   define(g, s->e->x->ty, var_name(g, s->e->x), x);
   if (y) define(g, s->e->y->ty, var_name(g, s->e->y), y);
-  g->element = gen_skeleton(g, s->e->body);
+  Ir *made = s->e->body;
+  for (; made->kind == IR_LET; made = made->body) define(g, made->var->ty, var_name(g, made->var), cg_expr(g, made->a));
+  g->element = gen_skeleton(g, made);
 }
 
 // Folds the elements of s (there is at least one) into acc with e's body:

@@ -79,7 +79,7 @@ static void share(double count[CAL_TERMS], int alone, int shared_term, double sh
 // the shares of its loads, stores and unpacked words count as *_MEM, and of
 // those the part streamed beside other processes as *_SHARED.
 static void local_counts(const ExactCounts *c, MemoryShares shares, double count[CAL_TERMS]) {
-  count[CAL_OPS] = (double)(c->ops + c->selects), count[CAL_DIVS] = (double)c->divs, count[CAL_ELEMS] = (double)c->elems;
+  count[CAL_OPS] = (double)(c->ops + c->selects + c->shift_ops), count[CAL_DIVS] = (double)c->divs, count[CAL_ELEMS] = (double)c->elems;
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->loads, shares.arrays);
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->acc_loads, shares.accumulator);
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->reloads, shares.reloads);

@@ -474,6 +474,7 @@ static Shape *binop(Ex *x, Ir *e) {
   if (e->op == OP_DIV || e->op == OP_MOD) {  // as the C compiler divides (plan_division)
     Division d = plan_division(e);
     x->now->divs += d == DIVIDE;
+    if (d == DIVIDE_BY_SHIFTS) x->now->shift_ops += plan_shift_extra(e);
     x->now->literal_divs += d == DIVIDE_BY_RECIPROCAL;
     x->now->float_divs += d == FLOAT_DIVIDE;
   }

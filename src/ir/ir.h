@@ -144,6 +144,15 @@ Type *lower_type(IrProgram *ir, TypeKind kind, Type *a, Type *b);
 bool ir_type_has_vec(Type *t);  // does a value of type t hold a vector?
 
 //
+// hoist.c: loop-invariant code motion, run by lower_program before the
+// plan: a scalar expression in a skeleton's function that reads none of the
+// variables bound there and cannot fault becomes a let where the last
+// variable it reads is bound, when that is inside a function.
+//
+
+void hoist_invariants(IrProgram *ir);
+
+//
 // walk.c: the one traversal of the IR.
 //
 
@@ -213,6 +222,9 @@ bool plan_int_literal(const Ir *e);
 // exact), by anything else with a float division, a unit of its own.
 typedef enum { DIVIDE_BY_SHIFTS, DIVIDE_BY_RECIPROCAL, DIVIDE, FLOAT_BY_RECIPROCAL, FLOAT_DIVIDE } Division;
 Division plan_division(const Ir *e);
+// The instructions the compiled code takes for e, an int / or % by a power
+// of two literal (DIVIDE_BY_SHIFTS), beyond the one operation counted.
+int plan_shift_extra(const Ir *e);
 // The skeleton an IR form applies (B_COUNT_ for the other forms).
 Builtin ir_builtin(IrKind k);
 bool ir_is_skeleton(IrKind k);  // plan_is_skeleton of its builtin

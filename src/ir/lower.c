@@ -724,6 +724,7 @@ IrProgram *lower_program(Program *prog) {
   ir->main = wrap_lets(&top, as_code(&L, v, prog->main->pos));
   Seen seen = {0};
   ir->main = unshare(&L, ir->main, &seen);
+  hoist_invariants(ir);
   plan_program(ir);
   return prog->ir = ir;
 }

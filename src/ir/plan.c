@@ -296,13 +296,19 @@ static Ir *element_maker(Ir *fold) {
 // whose carried path the body's loop would not see).
 static bool plain_map(Ir *e) { return local_map(e) && !e->a->fused && (e->kind == IR_MAP || !e->b->fused); }
 
+// What e computes after its lets (hoist.c's, say).
+static Ir *past_lets(Ir *e) {
+  while (e->kind == IR_LET) e = e->body;
+  return e;
+}
+
 static void fold_vector(Ir *fold) {
   Ir *body = fold->body, *maker = element_maker(fold);
   if (fold->ty->kind != T_VEC || ir_type_has_vec(fold->ty->a) || !local_map(body)) return;
   if (uses(body, fold->x) == 1) body->in_place = operand_of(body, fold->x);
   int y = operand_of(body, fold->y);
-  if (maker && plain_map(maker->body) && y && uses(body, fold->y) == 1) {
-    maker->body->fused = true;
+  if (maker && plain_map(past_lets(maker->body)) && y && uses(body, fold->y) == 1) {
+    past_lets(maker->body)->fused = true;
     (y == 1 ? body->a : body->b)->fused = true;
     fold->fuses_element = true;
   }
@@ -336,12 +342,27 @@ static bool power_of_two_float(const Ir *e) {
   return e->kind == IR_FLOAT && isfinite(e->fval) && fabs(frexp(e->fval, &exp)) == 0.5;
 }
 
+// The magnitude of e's divisor, an int literal, negated or not.
+static uint64_t divisor(const Ir *e) {
+  const Ir *d = e->b->kind == IR_INT ? e->b : e->b->a;
+  return d->ival < 0 ? -(uint64_t)d->ival : (uint64_t)d->ival;
+}
+
 Division plan_division(const Ir *e) {
   if (e->a->ty->kind == T_FLOAT) return power_of_two_float(e->b) ? FLOAT_BY_RECIPROCAL : FLOAT_DIVIDE;
   if (!plan_int_literal(e->b)) return DIVIDE;
-  const Ir *d = e->b->kind == IR_INT ? e->b : e->b->a;
-  uint64_t m = d->ival < 0 ? -(uint64_t)d->ival : (uint64_t)d->ival;
+  uint64_t m = divisor(e);
   return m != 0 && (m & (m - 1)) == 0 ? DIVIDE_BY_SHIFTS : DIVIDE_BY_RECIPROCAL;
+}
+
+// What gcc -O2 emits for a signed int64 (tested): / 2: shr, add, sar;
+// / 2^k: test, lea, cmov, sar; % 2: shr, lea, and, sub; % 2^k: sar, shr,
+// lea, and, sub; nothing by 1. A negative divisor is a negation, counted
+// as an operation: the neg after the shift of a `/`.
+int plan_shift_extra(const Ir *e) {
+  uint64_t m = divisor(e);
+  if (m == 1) return 0;
+  return e->op == OP_DIV ? (m == 2 ? 2 : 3) : (m == 2 ? 3 : 4);
 }
 
 bool ir_word_flat(Type *t) {

@@ -782,7 +782,7 @@ static ExactCounts counts_of(Arena *a, Program *prog, const char *params, int p,
   ExactCounts c = {0};
   for (int i = 0; i < x.nsteps; i++) {
     const ExactCounts *s = &x.steps[i].procs[pid];
-    c.ops += s->ops, c.divs += s->divs, c.muls += s->muls, c.literal_divs += s->literal_divs, c.float_divs += s->float_divs, c.elems += s->elems, c.loads += s->loads, c.stores += s->stores, c.exits += s->exits;
+    c.ops += s->ops, c.divs += s->divs, c.muls += s->muls, c.literal_divs += s->literal_divs, c.shift_ops += s->shift_ops, c.float_divs += s->float_divs, c.elems += s->elems, c.loads += s->loads, c.stores += s->stores, c.exits += s->exits;
     for (int k = 0; k < LAT_CLASSES; k++) c.carried[k] += s->carried[k];
   }
   if (footprint) *footprint = x.footprint;
@@ -895,6 +895,15 @@ static void test_calibration(void) {
   CHECK(c.muls == 10 && c.literal_divs == 10 && c.divs == 10 && c.float_divs == 20 && c.ops == 10 * 18 + 9 + 10 * 7 + 9,
         "muls %lld literal divs %lld divs %lld float divs %lld ops %lld", (long long)c.muls, (long long)c.literal_divs,
         (long long)c.divs, (long long)c.float_divs, (long long)c.ops);
+  // The shifts take gcc's instructions beyond the one operation (plan_shift_extra):
+  // x / 2 shr, add, sar; x % -8 sar, shr, lea, and, sub (the sign is the dividend's).
+  CHECK(c.shift_ops == 10 * (2 + 4), "shift instructions %lld", (long long)c.shift_ops);
+  // x / -4 test, lea, cmov, sar (the neg is the operation -4); x / 1 none;
+  // x % 2 shr, lea, and, sub; x / 16 as x / 4. Operations: 4 divisions, 3 adds, a negation.
+  prog = load_text(a, "param n\ninput v : [n]int\nmain = map (\\x -> x / -4 + x / 1 + x % 2 + x / 16) v\n");
+  c = counts_of(a, prog, "n=10", 1, 0, NULL);
+  CHECK(c.shift_ops == 10 * (3 + 0 + 3 + 3) && c.ops == 10 * 8, "shift instructions %lld, ops %lld",
+        (long long)c.shift_ops, (long long)c.ops);
   // Messages at p = 2: a block of rows of one length goes by its stride (a
   // descriptor read and built per row) from where the rows lie (no packing:
   // 0 stores at process 0), and the receiver reads the rows where the
@@ -1350,12 +1359,48 @@ static void test_reloads(void) {
   arena_free(a);
 }
 
+//
+// Invariants: work the same in every application of a function is counted
+// where hoist.c moves it, once per application of the function around it.
+//
+
+typedef struct Invariant {
+  const char *main;  // after "param m n\ninput x : [m]int\ninput v : [n]int\ninput M : [n][n]int\n"
+  double exact, paper;  // W at p = 1, m = 4, n = 5, worked by hand
+} Invariant;
+
+static const Invariant invariants[] = {
+    // y * 3 once per y (1 + 5 adds), not once per k (2 operations each)
+    {"main = map (\\y -> map (\\k -> k + y * 3) v) x", 4 * (1 + 5), 4 * 5 * 2},
+    // a division by data might fault: it stays in the inner loop
+    {"main = map (\\y -> map (\\k -> k + 10 / y) v) x", 4 * 5 * 2, 4 * 5 * 2},
+    // y * 2 out of two functions: once per y (1 + 25 adds)
+    {"main = map (\\y -> map (\\r -> map (\\k -> k + y * 2) r) M) x", 4 * (1 + 25), 4 * 25 * 2},
+    // s + 1 after s's let: per row 4 adds (the fold), 1, 5 multiplications
+    {"main = map (\\r -> let s = fold (+) r in map (\\z -> z * (s + 1)) r) M", 5 * (4 + 1 + 5), 5 * (4 + 5 * 2)},
+    // at top level it stays, as the plan places the top level's work
+    {"main = map (\\y -> y + m * 2) x", 4 * 2, 4 * 2},
+};
+
+static void test_invariants(void) {
+  Arena *a = arena_new();
+  for (size_t i = 0; i < sizeof invariants / sizeof *invariants; i++) {
+    const Invariant *t = &invariants[i];
+    Program *prog = load_text(a, arena_printf(a, "param m n\ninput x : [m]int\ninput v : [n]int\n"
+                                                 "input M : [n][n]int\n%s\n", t->main));
+    CostResult exact = analyse(a, prog, "m=4 n=5", MODEL_EXACT, 1), paper = analyse(a, prog, "m=4 n=5", MODEL_PAPER, 1);
+    CHECK(exact.W == t->exact && paper.W == t->paper, "%s: W %g exact (want %g), %g paper (want %g)", t->main, exact.W,
+          t->exact, paper.W, t->paper);
+  }
+  arena_free(a);
+}
+
 static const TestGroup groups[] = {
     {"matvec-paper", test_matvec_paper}, {"matvec-exact", test_matvec_exact}, {"builtins", test_builtins},
     {"exact-blocks", test_exact_blocks}, {"symbolic", test_symbolic},         {"closed-forms", test_closed_forms},     {"errors", test_errors},
     {"shapes", test_shapes},             {"plan", test_plan},                 {"calibration", test_calibration},
     {"vector-folds", test_vector_folds}, {"reloads", test_reloads},       {"alternatives", test_alternatives},
-    {"neighbours", test_neighbours},
+    {"neighbours", test_neighbours},     {"invariants", test_invariants},
     {"planner", test_planner},           {"twins", test_twins}, {"streaming", test_streaming},               {"monotone", test_monotone},
 };
 

@@ -71,6 +71,11 @@ for p in 1 2 3 4; do
     for n in 0 $((p - 1)) 9; do case_ "$root/tests/run/exact-neighbours.vec" best,regions=parallel "$p" false n="$n"; done
   fi
 done
+# Work hoisted out of loops (src/ir/hoist.c), in a fold's element and in
+# a fused map.
+for p in 1 2 3; do
+  for plan in paper best; do case_ "$root/tests/run/exact-invariant.vec" "$plan" "$p" false n=5; done
+done
 # Iterations over pairs (docs/compiler.md): Jacobi, its grid by blocks
 # across the iterations when the regions are parallel, and the case of
 # nested, unwritten and local pairs.
