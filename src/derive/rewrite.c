@@ -219,6 +219,107 @@ static char *pair_map_fusion(Rules *r, Node *n) {
   return arena_printf(r->arena, "(map (\\%s -> %s %s %s) %s)", y, print_head(r->arena, pm[0]), fy, gy, text(r, x1));
 }
 
+// Is x n or a node below it?
+static bool within(const Node *n, const Node *x) {
+  if (n == x) return true;
+  Node *kid;
+  for (int i = 0; (kid = node_kid(n, i)); i++)
+    if (within(kid, x)) return true;
+  return false;
+}
+
+// Does e read a variable bound in lam but outside e?
+static bool reads_bound(const Node *e, const Node *top, const Node *lam) {
+  if (e->kind == N_VAR && e->ref == REF_LOCAL && within(lam, e->binder) && !within(top, e->binder)) return true;
+  Node *kid;
+  for (int i = 0; (kid = node_kid(e, i)); i++)
+    if (reads_bound(kid, top, lam)) return true;
+  return false;
+}
+
+// Does e apply a builtin that runs over a vector (not length, which is
+// known, nor a pair's accessors)?
+static bool loops(const Node *e) {
+  if (e->kind == N_VAR && e->ref == REF_BUILTIN)
+    switch (e->builtin) {
+    case B_LENGTH: case B_PAIR: case B_FST: case B_SND: case B_FLOAT: case B_HD: case B_ENTRY: case B_TL: return false;
+    default: return true;
+    }
+  Node *kid;
+  for (int i = 0; (kid = node_kid(e, i)); i++)
+    if (loops(kid)) return true;
+  return false;
+}
+
+// The kids of n that every evaluation of n evaluates: not the branches of
+// an if or ifs, the right operand of && or ||, or a lambda's body.
+static int evaluated_kids(const Node *n, Node **kids) {
+  if (n->kind == N_LAM) return 0;
+  if (n->kind == N_IF || n->kind == N_IFS) return kids[0] = n->cond, 1;
+  if (n->kind == N_BINOP && (n->op == OP_AND || n->op == OP_OR)) return kids[0] = n->lhs, 1;
+  int k = 0;
+  for (Node *kid; (kid = node_kid(n, k)); k++) kids[k] = kid;
+  return k;
+}
+
+// The first data value that e evaluates at every evaluation, outermost
+// first, that runs over a vector and reads nothing bound in lam, or NULL.
+static Node *invariant_in(Node *e, Node *lam) {
+  if (e->ty && type_is_data(e->ty) && loops(e) && !reads_bound(e, e, lam)) return e;
+  Node *kids[7 + e->nelems], *found = NULL;
+  int n = evaluated_kids(e, kids);
+  for (int i = 0; !found && i < n; i++) found = invariant_in(kids[i], lam);
+  return found;
+}
+
+// The skeletons whose function float_invariant looks into, and their
+// arguments' number.
+static const struct {
+  Builtin b;
+  int nargs;
+} floatable[] = {{B_MAP, 2}, {B_PAIR_MAP, 2}, {B_MAP2, 3}, {B_FOLD, 2}, {B_PREFIX, 2}, {B_C_PROD, 3}, {B_ITER, 3}};
+
+// A size that is nonzero when skeleton b applies its function to args: a
+// fold or prefix applies it to vectors of two elements or more, c_prod to
+// every pair, iter k times.
+static char *applies(Rules *r, Builtin b, Node **args) {
+  const char *x = text(r, args[1]);  // an application is printed in parentheses
+  switch (b) {
+  case B_PAIR_MAP: return arena_printf(r->arena, "length (fst %s)", x);
+  case B_FOLD: case B_PREFIX: return arena_printf(r->arena, "length %s / 2", x);
+  case B_C_PROD: return arena_printf(r->arena, "length %s * length %s", x, text(r, args[2]));
+  case B_ITER: return text(r, args[2]);
+  default: return arena_printf(r->arena, "length %s", x);
+  }
+}
+
+// Floating an invariant out of a skeleton's function: work that reads
+// nothing the function binds is done once, before the skeleton,
+//   map (\y -> E[e]) x = ifs length x then (\t -> map (\y -> E[t]) x) e else map (\y -> E[e]) x
+// (and so for the skeletons above): fold (+) v in a map over x is one
+// fold, not one per element. The function evaluates e whenever it runs (e
+// is under no if), so where the skeleton applies it, e runs, or faults,
+// either way; where it does not (an empty x), e must not run: it might
+// fault. The ifs is decided by sizes, as the analysis decides it. The
+// compiler moves scalar work itself (src/ir/hoist.c).
+static char *float_invariant(Rules *r, Node *n) {
+  Node *args[3], *lam = NULL;
+  size_t k = 0;
+  for (; k < sizeof floatable / sizeof *floatable; k++)
+    if (node_applies(n, floatable[k].b, floatable[k].nargs, args) && args[0]->kind == N_LAM) {
+      lam = args[0];
+      break;
+    }
+  if (!lam) return NULL;
+  Node *body = lam;
+  while (body->kind == N_LAM) body = body->body;  // \x y -> is \x -> \y ->
+  Node *e = invariant_in(body, lam);
+  if (!e) return NULL;
+  char *t = fresh(r, "t"), *at = applies(r, floatable[k].b, args);
+  char *floated = arena_printf(r->arena, "(\\%s -> %s) %s", t, text_with(r, n, (Subst){.target = e, .target_text = t}), text(r, e));
+  return arena_printf(r->arena, "(ifs %s then %s else %s)", at, floated, text(r, n));
+}
+
 static const struct {
   const char *law;
   char *(*apply)(Rules *r, Node *n);
@@ -226,6 +327,7 @@ static const struct {
     {"map fusion", map_fusion},         {"beta reduction", beta}, {"map promotion", map_promotion},
     {"fold promotion", fold_promotion}, {"Horner's rule", horner}, {"scan lemma", scan_lemma},
     {"tupling", tupling},               {"tupling of maps", pair_map_fusion},
+    {"floating an invariant", float_invariant},
 };
 enum { NRULES = sizeof rules / sizeof *rules };
 
