@@ -2,7 +2,9 @@
 // bounds (a carried chain, the multiplier, the memory stream, stores), in
 // the cache and beyond it, timed in interleaved rounds: where a loop's time
 // in memory exceeds the largest of its bounds (docs/cost-model.md,
-// "Calibration": what the bounds do not overlap). Not a test.
+// "Calibration": what the bounds do not overlap); and matvec (1)'s rows
+// times a vector that each row reads again, as that vector outgrows each
+// level of the cache ("Reloads"). Not a test.
 //
 // usage: loops [ROUNDS]   (bench/loops/run.sh compiles it as vecbsp compiles
 // generated programs)
@@ -16,14 +18,14 @@
 // Opaque to the compiler, so that a multiplication by it stays one.
 static volatile int64_t factor = 3;
 
-// Every kernel reads x[0..n) (and v, a row of 2000 in the cache, or y)
+// Every kernel reads x[0..n) (and v, a row of the rows' length, or y)
 // and may write y; it returns a value the caller keeps. A kernel that
 // stores takes the fields into locals first: its stores could otherwise
 // alias them, and gcc would load them again every element.
 typedef struct {
   const int64_t *x, *v;
   int64_t *y;
-  int64_t n;
+  int64_t n, length;  // length: rows_times_v's rows
 } Data;
 
 // One carried add an element: the chain of the sum.
@@ -61,9 +63,9 @@ static __attribute__((noinline)) int64_t dot(const Data *d) {
   return s;
 }
 
-// matvec (1)'s loops: rows of length times v, a vector in the cache.
-static inline int64_t rows_times_v(const Data *d, int64_t length) {
-  int64_t total = 0;
+// matvec (1)'s loops: rows of d->length times v, which each row reads again.
+static __attribute__((noinline)) int64_t rows_times_v(const Data *d) {
+  int64_t total = 0, length = d->length;
   for (int64_t r = 0; r + length <= d->n; r += length) {
     int64_t s = 0;
     for (int64_t i = 0; i < length; i++) s += d->x[r + i] * d->v[i];
@@ -71,10 +73,6 @@ static inline int64_t rows_times_v(const Data *d, int64_t length) {
   }
   return total;
 }
-
-// Rows of 2000 (v: 16 KB, half a core's first-level cache) and of 250 (2 KB).
-static __attribute__((noinline)) int64_t rows_2000(const Data *d) { return rows_times_v(d, 2000); }
-static __attribute__((noinline)) int64_t rows_250(const Data *d) { return rows_times_v(d, 250); }
 
 // A chain whose every value is stored: a prefix sum.
 static __attribute__((noinline)) int64_t prefix(const Data *d) {
@@ -99,10 +97,17 @@ typedef struct {
 
 static const Kernel kernels[] = {
     {"sum", sum},   {"sum in 2 lanes", sum_lanes}, {"scaled sum", scaled_sum}, {"scaled sum in 2 lanes", scaled_sum_lanes},
-    {"dot", dot}, {"rows of 2000 times v", rows_2000}, {"rows of 250 times v", rows_250},
+    {"dot", dot}, {"rows of 2000 times v", rows_times_v}, {"rows of 250 times v", rows_times_v},
     {"prefix", prefix}, {"map", map},
 };
 enum { NKERNELS = sizeof kernels / sizeof kernels[0], NSIZES = 2 };
+// The rows' lengths of the kernels above (0: not rows), and of the second
+// table: v of 2 KB to 8 MB, read again by every row of x at 64 MB. Where v
+// and a row no longer fit a core's first-level cache (32 KB here), v comes
+// from the second level (1 MB) or the third.
+static const int64_t kernel_rows[NKERNELS] = {[5] = 2000, [6] = 250};
+static const int64_t lengths[] = {250, 1000, 1500, 2000, 2500, 4000, 16000, 65536, 262144, 1048576};
+enum { NLENGTHS = sizeof lengths / sizeof lengths[0] };
 // In a core's 1 MB cache (x and y, 480 KB) and far beyond the 32 MB one
 // (x alone, 64 MB).
 static const int64_t sizes[NSIZES] = {30000, 8000000};
@@ -131,43 +136,60 @@ static double time_once(const Kernel *k, const Data *d, volatile int64_t *sink) 
   return best / (double)d->n;
 }
 
+// The fastest of rounds times (sorted here), their median and their spread
+// (max - min) / min, in ns; returns the fastest.
+static double print_times(double *row, int rounds) {
+  qsort(row, (size_t)rounds, sizeof *row, by_value);
+  printf("   %6.3f  %6.3f  (%5.1f%%)", 1e9 * row[0], 1e9 * row[rounds / 2], 100 * (row[rounds - 1] - row[0]) / row[0]);
+  return row[0];
+}
+
 int main(int argc, char **argv) {
   int rounds = argc > 1 ? atoi(argv[1]) : 7;
   if (rounds < 1) {
     fprintf(stderr, "loops: error: ROUNDS must be a positive number\n");
     return 2;
   }
-  int64_t most = sizes[NSIZES - 1];
-  int64_t *x = malloc((size_t)most * sizeof *x), *y = malloc((size_t)most * sizeof *y), *v = malloc(2000 * sizeof *v);
-  double *t = malloc((size_t)rounds * NKERNELS * NSIZES * sizeof *t);
+  int64_t most = sizes[NSIZES - 1], longest = lengths[NLENGTHS - 1];
+  int64_t *x = malloc((size_t)most * sizeof *x), *y = malloc((size_t)most * sizeof *y), *v = malloc((size_t)longest * sizeof *v);
+  double *t = malloc((size_t)rounds * (NKERNELS * NSIZES + NLENGTHS) * sizeof *t), *rows_t = t + rounds * NKERNELS * NSIZES;
   if (!x || !y || !v || !t) {
     fprintf(stderr, "loops: error: out of memory\n");
     return 1;
   }
   for (int64_t i = 0; i < most; i++) x[i] = i * 7 % 13;
-  for (int i = 0; i < 2000; i++) v[i] = i % 5;
+  for (int64_t i = 0; i < longest; i++) v[i] = i % 5;
   memset(y, 0, (size_t)most * sizeof *y);
   volatile int64_t sink = 0;  // each result is written to it: no kernel is optimised away
   // Round after round, every kernel at every size: a slow spell of the
   // machine meets every kernel, not all the rounds of one.
-  for (int r = 0; r < rounds; r++)
+  const Kernel rows = {"rows", rows_times_v};
+  for (int r = 0; r < rounds; r++) {
     for (int s = 0; s < NSIZES; s++)
       for (int k = 0; k < NKERNELS; k++) {
-        Data d = {x, v, y, sizes[s]};
+        Data d = {x, v, y, sizes[s], kernel_rows[k]};
         t[(k * NSIZES + s) * rounds + r] = time_once(&kernels[k], &d, &sink);
       }
+    for (int l = 0; l < NLENGTHS; l++) {
+      Data d = {x, v, y, most, lengths[l]};
+      rows_t[l * rounds + r] = time_once(&rows, &d, &sink);
+    }
+  }
   printf("ns an element: the fastest round, the median and the spread (max - min) / min of %d rounds\n", rounds);
   printf("%-22s %28s %28s %9s\n", "", "in the cache (n = 3e4)", "beyond it (n = 8e6)", "memory");
+  double stream = 0;  // the sum in 2 lanes at 8e6: memory streamed alone
   for (int k = 0; k < NKERNELS; k++) {
     printf("%-22s", kernels[k].name);
     double fastest[NSIZES];
-    for (int s = 0; s < NSIZES; s++) {
-      double *row = t + (k * NSIZES + s) * rounds;
-      qsort(row, (size_t)rounds, sizeof *row, by_value);
-      fastest[s] = row[0];
-      printf("   %6.3f  %6.3f  (%5.1f%%)", 1e9 * row[0], 1e9 * row[rounds / 2], 100 * (row[rounds - 1] - row[0]) / row[0]);
-    }
+    for (int s = 0; s < NSIZES; s++) fastest[s] = print_times(t + (k * NSIZES + s) * rounds, rounds);
     printf("   %+6.3f\n", 1e9 * (fastest[1] - fastest[0]));
+    if (kernels[k].run == sum_lanes) stream = fastest[1];
+  }
+  printf("\nrows of L times v (v of L words, read again by every row), n = 8e6\n");
+  printf("%-22s %28s %12s\n", "", "ns an element", "the stream's");
+  for (int l = 0; l < NLENGTHS; l++) {
+    printf("L = %-18lld", (long long)lengths[l]);
+    printf("   %9.2f\n", print_times(rows_t + l * rounds, rounds) / stream);
   }
   free(x), free(y), free(v), free(t);
   return 0;
