@@ -5,9 +5,8 @@
 #include "ir/ir.h"
 
 // A place where variables are bound inside a function: a skeleton's body or
-// a let's. The lets hoisted there wrap what *slot holds.
+// a let's. The lets hoisted there wrap that body.
 typedef struct Scope {
-  Ir **slot;       // the body
   int depth;       // skeleton functions around it (0: main's top level)
   int order;       // scopes entered before it: of two open ones, the later is inside
   Ir *lets;        // the innermost let hoisted here so far (its body: NULL)
@@ -58,9 +57,9 @@ static Scope *innermost_read(Hoister *h, const Ir *e, Scope *inner) {
     Scope *s = h->scope_of[e->var->id];
     if (s && (!inner || s->order > inner->order)) inner = s;
   }
-  Ir *kids[] = {e->a, e->b, e->c};
-  for (int i = 0; i < 3; i++)
-    if (kids[i]) inner = innermost_read(h, kids[i], inner);
+  Ir *kids[ir_max_kids(e)];
+  int n = ir_kids(e, kids);
+  for (int i = 0; i < n; i++) inner = innermost_read(h, kids[i], inner);
   return inner;
 }
 
@@ -85,7 +84,7 @@ static void move(Hoister *h, Ir **slot, Scope *s) {
 // The body in *slot, where vars (NULL: none) are bound at depth: its own
 // scope, whose lets wrap it at the end.
 static void hoist_scope(Hoister *h, Ir **slot, IrVar *const vars[2], int depth) {
-  Scope s = {.slot = slot, .depth = depth, .order = h->entered++};
+  Scope s = {.depth = depth, .order = h->entered++};
   for (int i = 0; i < 2; i++)
     if (vars[i]) h->scope_of[vars[i]->id] = &s;
   hoist(h, slot, depth);
@@ -100,7 +99,8 @@ static void hoist_scope(Hoister *h, Ir **slot, IrVar *const vars[2], int depth) 
 // Moves the invariant expressions under *slot (inside depth skeleton
 // functions) out of the loops they are in, to a scope inside a function:
 // main's top level runs on the processes the plan chooses, and moving work
-// there would change the plan.
+// there would change the plan. (A walk of its own: it replaces operands
+// where they are held, and a body is a scope.)
 static void hoist(Hoister *h, Ir **slot, int depth) {
   Ir *e = *slot;
   if (depth > 1 && e->id < h->nnodes && h->ops[e->id] > 0) {
