@@ -160,7 +160,7 @@ const char *define_temp(Cg *g, Type *t, const char *init) { return define(g, t, 
 
 // Operations of e if it has no control flow of its own, else -1.
 static int64_t static_ops(Ir *e) {
-  if (!e) return 0;
+  if (!e || plan_static_literal(e)) return 0;
   switch (e->kind) {
   case IR_IF: case IR_IFS: case IR_ITER: case IR_MERGE: return -1;  // merge: by the lengths
   case IR_BINOP: if (e->lazy) return -1; break;
@@ -697,7 +697,16 @@ static const char *cg_cond(Cg *g, Ir *e) {
   return r;
 }
 
+// A literal scalar as a constant expression (plan_static_literal's).
+static const char *constant(Cg *g, Ir *e) { return e->kind == IR_UNOP ? fmt(g, "-%s", cg_literal(g, e->a)) : cg_literal(g, e); }
+
 static const char *cg_vec_literal(Cg *g, Ir *e) {
+  if (plan_static_literal(e)) {  // static data, never written: made once, whatever the loops around it
+    const char *data = temp(g), *init = constant(g, e->elems[0]);
+    for (int i = 1; i < e->nelems; i++) init = fmt(g, "%s, %s", init, constant(g, e->elems[i]));
+    emit(g, "static t_%s %s[%d] = {%s};", mangle(g, e->ty->a), data, e->nelems, init);
+    return define_temp(g, e->ty, fmt(g, "{%d, %s}", e->nelems, data));
+  }
   const char *r = new_vec(g, e->ty, fmt(g, "%d", e->nelems));
   for (int i = 0; i < e->nelems; i++) emit(g, "%s.at[%d] = %s;", r, i, cg_expr(g, e->elems[i]));
   return r;

@@ -584,10 +584,16 @@ static Shape *local_skeleton(Ex *x, Ir *e) {
   }
 }
 
+// A vector literal: its elements evaluated and stored, unless they are
+// literals, which are static data (plan_static_literal).
 static Shape *vector_literal(Ex *x, Ir *e) {
   Shape **elems = arena_calloc(x->sh.arena, (size_t)e->nelems + 1, sizeof *elems);
+  bool made = !plan_static_literal(e);
+  Counts none;
+  Counts *saved = made ? NULL : tally(x, &none);
   for (int i = 0; i < e->nelems; i++) elems[i] = ev(x, e->elems[i]);
-  x->now->stores += array_words(e->ty, e->nelems);
+  if (made) x->now->stores += array_words(e->ty, e->nelems);
+  else untally(x, saved, &none, 0);
   return shape_vector(&x->sh, elems, e->nelems);
 }
 

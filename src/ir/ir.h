@@ -215,6 +215,10 @@ bool plan_full_in_place(const Region *r, Type *t);
 bool plan_sent_in_place(Type *t);
 // Is e an integer literal, negated or not (a constant to the C compiler)?
 bool plan_int_literal(const Ir *e);
+// Is e a vector literal of literal scalars (negated or not)? The code
+// generator makes it static data, once: no operation, no store where it
+// stands.
+bool plan_static_literal(const Ir *e);
 // How the compiled code divides for e, a / or %: ints by a power of two
 // literal with shifts, by another literal with a multiplication by its
 // reciprocal and shifts, by anything else with an integer division; floats

@@ -335,6 +335,21 @@ bool plan_int_literal(const Ir *e) {
   return e->kind == IR_INT || (e->kind == IR_UNOP && e->op == OP_NEG && e->a->kind == IR_INT);
 }
 
+// A literal scalar, or a negated one (but the most negative int, whose
+// negation wraps).
+static bool literal(const Ir *e) {
+  if (e->kind == IR_UNOP && e->op == OP_NEG && (e->a->kind == IR_FLOAT || (e->a->kind == IR_INT && e->a->ival >= 0)))
+    return true;
+  return e->kind == IR_INT || e->kind == IR_FLOAT || e->kind == IR_BOOL;
+}
+
+bool plan_static_literal(const Ir *e) {
+  if (e->kind != IR_VEC || e->nelems == 0) return false;
+  for (int i = 0; i < e->nelems; i++)
+    if (!literal(e->elems[i])) return false;
+  return true;
+}
+
 // A float literal, negated or not, whose reciprocal is exact.
 static bool power_of_two_float(const Ir *e) {
   if (e->kind == IR_UNOP && e->op == OP_NEG) e = e->a;
