@@ -307,6 +307,9 @@ void check_lengths(Cg *g, Ir *e, const char *a, const char *b) {
 
 static Gen *gen_skeleton(Cg *g, Ir *e);
 
+// let's variable, bound to its value.
+static void define_let(Cg *g, Ir *let) { define(g, let->var->ty, var_name(g, let->var), cg_expr(g, let->a)); }
+
 // The vector e as a generator: fused skeletons stay delayed, anything else
 // is evaluated (and stored) here.
 static Gen *gen_of(Cg *g, Ir *e) {
@@ -439,7 +442,7 @@ static void fused_element(Cg *g, Gen *s, const char *k) {
   define(g, s->e->x->ty, var_name(g, s->e->x), x);
   if (y) define(g, s->e->y->ty, var_name(g, s->e->y), y);
   Ir *made = s->e->body;
-  for (; made->kind == IR_LET; made = made->body) define(g, made->var->ty, var_name(g, made->var), cg_expr(g, made->a));
+  for (; made->kind == IR_LET; made = made->body) define_let(g, made);  // hoist.c's, before the body's loop
   g->element = gen_skeleton(g, made);
 }
 
@@ -820,7 +823,7 @@ const char *cg_expr(Cg *g, Ir *e) {
   case IR_INPUT: return input_name(g, e->index);
   case IR_VAR: return var_name(g, e->var);
   case IR_LET:
-    define(g, e->var->ty, var_name(g, e->var), cg_expr(g, e->a));
+    define_let(g, e);
     return cg_expr(g, e->body);
   case IR_IF: case IR_IFS: return cg_cond(g, e);
   case IR_BINOP: return cg_binop(g, e);
