@@ -19,18 +19,10 @@ typedef struct Closure {
   bool *visited;  // by def index
 } Closure;
 
-static bool binds_inside(Node *root, Node *binder) {
-  if (root == binder) return true;
-  Node *kid;
-  for (int i = 0; (kid = node_kid(root, i)); i++)
-    if (binds_inside(kid, binder)) return true;
-  return false;
-}
-
 static bool closed(Closure *c, Node *n) {
   if (n->kind == N_VAR) {
     switch (n->ref) {
-    case REF_LOCAL: return binds_inside(c->root, n->binder);
+    case REF_LOCAL: return node_within(c->root, n->binder);
     case REF_INPUT: return false;
     case REF_DEF:
       if (c->visited[n->decl->index]) return true;

@@ -219,18 +219,9 @@ static char *pair_map_fusion(Rules *r, Node *n) {
   return arena_printf(r->arena, "(map (\\%s -> %s %s %s) %s)", y, print_head(r->arena, pm[0]), fy, gy, text(r, x1));
 }
 
-// Is x n or a node below it?
-static bool within(const Node *n, const Node *x) {
-  if (n == x) return true;
-  Node *kid;
-  for (int i = 0; (kid = node_kid(n, i)); i++)
-    if (within(kid, x)) return true;
-  return false;
-}
-
 // Does e read a variable bound in lam but outside e?
 static bool reads_bound(const Node *e, const Node *top, const Node *lam) {
-  if (e->kind == N_VAR && e->ref == REF_LOCAL && within(lam, e->binder) && !within(top, e->binder)) return true;
+  if (e->kind == N_VAR && e->ref == REF_LOCAL && node_within(lam, e->binder) && !node_within(top, e->binder)) return true;
   Node *kid;
   for (int i = 0; (kid = node_kid(e, i)); i++)
     if (reads_bound(kid, top, lam)) return true;

@@ -170,6 +170,8 @@ Node *node_kid(const Node *n, int i);
 void node_visit(Node *n, void (*visit)(Node *n, void *ctx), void *ctx);
 // Is n the builtin b applied to exactly nargs arguments? They go to args.
 bool node_applies(const Node *n, Builtin b, int nargs, Node **args);
+// Is x n or a node below it (a binder inside a subtree, say)?
+bool node_within(const Node *n, const Node *x);
 
 //
 // print.c: a tree back to source text, with the parentheses precedence needs.

@@ -15,6 +15,14 @@ void node_visit(Node *n, void (*visit)(Node *n, void *ctx), void *ctx) {
   for (int i = 0; (kid = node_kid(n, i)); i++) node_visit(kid, visit, ctx);
 }
 
+bool node_within(const Node *n, const Node *x) {
+  if (n == x) return true;
+  Node *kid;
+  for (int i = 0; (kid = node_kid(n, i)); i++)
+    if (node_within(kid, x)) return true;
+  return false;
+}
+
 bool node_applies(const Node *n, Builtin b, int nargs, Node **args) {
   int k = 0;
   const Node *head = n;
