@@ -24,11 +24,9 @@ typedef struct {
 static bool scalar(const Type *t) { return t->kind == T_INT || t->kind == T_FLOAT || t->kind == T_BOOL; }
 
 // A division or remainder of ints by anything but a nonzero literal may
-// fault; nothing else a movable expression holds can.
+// fault (plan_division's DIVIDE); nothing else a movable expression holds can.
 static bool may_fault(const Ir *e) {
-  if (e->kind != IR_BINOP || (e->op != OP_DIV && e->op != OP_MOD) || e->a->ty->kind != T_INT) return false;
-  if (!plan_int_literal(e->b)) return true;
-  return (e->b->kind == IR_INT ? e->b : e->b->a)->ival == 0;
+  return e->kind == IR_BINOP && (e->op == OP_DIV || e->op == OP_MOD) && plan_division(e) == DIVIDE;
 }
 
 // The operations of e if it is scalar work that cannot fault (literals,

@@ -220,8 +220,9 @@ bool plan_int_literal(const Ir *e);
 // stands.
 bool plan_static_literal(const Ir *e);
 // How the compiled code divides for e, a / or %: ints by a power of two
-// literal with shifts, by another literal with a multiplication by its
-// reciprocal and shifts, by anything else with an integer division; floats
+// literal with shifts, by another nonzero literal with a multiplication by
+// its reciprocal and shifts, by anything else (which may fault) with an
+// integer division; floats
 // by a power of two literal with a multiplication (the reciprocal is
 // exact), by anything else with a float division, a unit of its own.
 typedef enum { DIVIDE_BY_SHIFTS, DIVIDE_BY_RECIPROCAL, DIVIDE, FLOAT_BY_RECIPROCAL, FLOAT_DIVIDE } Division;

@@ -1375,6 +1375,8 @@ static const Invariant invariants[] = {
     {"main = map (\\y -> map (\\k -> k + y * 3) v) x", 4 * (1 + 5), 4 * 5 * 2},
     // a division by data might fault: it stays in the inner loop
     {"main = map (\\y -> map (\\k -> k + 10 / y) v) x", 4 * 5 * 2, 4 * 5 * 2},
+    // and so does one by a literal 0 (plan_division's DIVIDE)
+    {"main = map (\\y -> map (\\k -> k + y % 0) v) x", 4 * 5 * 2, 4 * 5 * 2},
     // y * 2 out of two functions: once per y (1 + 25 adds)
     {"main = map (\\y -> map (\\r -> map (\\k -> k + y * 2) r) M) x", 4 * (1 + 25), 4 * 25 * 2},
     // s + 1 after s's let: per row 4 adds (the fold), 1, 5 multiplications
