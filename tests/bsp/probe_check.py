@@ -37,6 +37,18 @@ runs = m.get("calibration_runs", [])
 need(runs and all(r.get("backend") == ("threads" if r["p"] == 1 else backend) for r in runs),
      "a calibration run on the wrong backend, or not saying which")
 need(any(r["p"] == p for r in runs) == (p > 1), f"no exchange runs at p = {p}")
+# The store stream: four words stored for each one loaded, whether from the
+# cache or from memory; and inits' segments only in the cache, where the
+# model prices their reread loads right.
+def words(r, unit):
+    return sum(r.get(k, 0) for k in (unit, unit + "_mem", unit + "_mem_shared"))
+
+
+stores = [r for r in runs if r["program"] in ("stores", "stores in place")]
+need(stores and all(abs(words(r, "store") - 4 * words(r, "load")) < 1e-6 * words(r, "store") and words(r, "load") > 0
+                    for r in stores), "the store stream's runs do not store four words a load")
+need(all(words(r, "load") == r.get("load", 0) for r in runs if r["program"] == "segments"),
+     "redconcat (inits v) ran beyond the cache")
 fit = m.get("calibration_fit", {})
 on_threads = [k for k, v in fit.items() if v.endswith(" on threads")]
 need(backend == "threads" and not on_threads or
