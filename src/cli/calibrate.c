@@ -396,7 +396,7 @@ static json_t *fit_report(Arena *a, CalibrationStatus core, CalibrationStatus ex
 // measured at p = 1 on threads whatever the backend (with MPI, a launch of
 // mpirun for each of the 150-odd runs of each attempt made most of the
 // probe's time), and only the exchange's runs at p > 1 on the backend.
-json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, const char *effort,
+json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, const char *effort,
                       const json_t *recorded) {
   Arena *a = arena_new();
   Options base = {.backend = backend, .has_seed = true, .seed = 1};
@@ -411,7 +411,8 @@ json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, 
   int attempts;
   // The busiest process is chosen by operations first (one per 1/s seconds),
   // then by the units fitted at p = 1.
-  Calibration guess = {.present = true, .unit = {1 / s, 1 / s}, .cache_bytes = cache_bytes};
+  Calibration guess = {.present = true, .unit = {1 / s, 1 / s}, .cache_bytes = caches.cache_bytes,
+                       .l1_bytes = caches.l1_bytes};
   CalibrationStatus core_status, exchange_status = {0};
   // A quick probe takes its one attempt, however well it fits (on a loaded
   // machine every attempt may fit badly, and three tripled its time).

@@ -260,13 +260,17 @@ void timeline_write_trace(const char *path, const Prediction *pr, const RunOutco
 // runs of small programs at p processes (s: operations per second): {"calibration": {...},
 // "calibration_r2": R2, "calibration_runs": [...]}. With recorded (the
 // "calibration_runs" of an earlier probe) nothing runs: its times are refitted.
-json_t *cli_calibrate(const char *backend, int p, double s, double cache_bytes, const char *effort,
+// caches: the sizes the runs' memory shares are found by.
+json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, const char *effort,
                       const json_t *recorded);
 
 // probe.c: a number in a JSON object (0 if it is missing or not a number).
 double cli_number(const json_t *obj, const char *key);
-// probe.c: the largest data cache the processes share, in bytes (0: unknown).
-double cli_probe_cache_bytes(void);
+// probe.c: this host's data caches, in bytes (0: unknown): cache_bytes the
+// largest (the processes share it), l1_bytes a core's first level.
+Calibration cli_probe_caches(void);
+// probe.c: writes them into a machine file's object.
+void cli_set_caches(json_t *machine, Calibration caches);
 // probe_levels.c: `vecbsp probe --levels RANKSxTHREADS` (effort: --quick,
 // --long or NULL; out: -o FILE or NULL; json_out: --json).
 int cli_probe_levels(const char *shape, const char *effort, const char *out, bool json_out);

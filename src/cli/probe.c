@@ -74,33 +74,50 @@ double cli_number(const json_t *obj, const char *key)
     return json_number_value(json_object_get(obj, key));
 }
 
-/* The largest data cache of cpu0 (the processes share it on one host),
- * from sysfs, else sysconf; 0 if neither knows. */
-double cli_probe_cache_bytes(void)
+/* The first line of cpu0's cache indexN/FILE in sysfs into buf ("" if none). */
+static bool sysfs_cache_line(int index, const char *file, char *buf, int size)
 {
-    double largest = 0;
-    for (int i = 0; i < 16; i++) {
-        char path[96], type[32] = "", size[32] = "";
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            break;
-        if (!fgets(type, sizeof type, f))
-            type[0] = 0;
-        fclose(f);
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        f = fopen(path, "r");
-        if (f && fgets(size, sizeof size, f) && strncmp(type, "Instruction", 11) != 0) {
-            char *unit;
-            double bytes = strtod(size, &unit);
-            bytes *= *unit == 'K' ? 1024 : *unit == 'M' ? 1024 * 1024 : 1;
-            largest = bytes > largest ? bytes : largest;
-        }
-        if (f)
-            fclose(f);
+    char path[96];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", index, file);
+    FILE *f = fopen(path, "r");
+    buf[0] = 0;
+    if (!f)
+        return false;
+    if (!fgets(buf, size, f))
+        buf[0] = 0;
+    fclose(f);
+    return true;
+}
+
+/* cpu0's data caches from sysfs, else sysconf (0 where neither knows): the
+ * largest (the processes share it on one host) and the first level's. */
+Calibration cli_probe_caches(void)
+{
+    Calibration caches = {0};
+    char type[32], level[8], size[32];
+    for (int i = 0; i < 16 && sysfs_cache_line(i, "type", type, sizeof type); i++) {
+        if (strncmp(type, "Instruction", 11) == 0 || !sysfs_cache_line(i, "size", size, sizeof size))
+            continue;
+        char *unit;
+        double bytes = strtod(size, &unit);
+        bytes *= *unit == 'K' ? 1024 : *unit == 'M' ? 1024 * 1024 : 1;
+        caches.cache_bytes = bytes > caches.cache_bytes ? bytes : caches.cache_bytes;
+        if (sysfs_cache_line(i, "level", level, sizeof level) && atoi(level) == 1)
+            caches.l1_bytes = bytes;
     }
-    long sc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    return largest > 0 ? largest : sc > 0 ? (double)sc : 0;
+    long last = sysconf(_SC_LEVEL3_CACHE_SIZE), first = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    if (caches.cache_bytes <= 0 && last > 0)
+        caches.cache_bytes = (double)last;
+    if (caches.l1_bytes <= 0 && first > 0)
+        caches.l1_bytes = (double)first;
+    return caches;
+}
+
+/* A machine file's cache sizes: "cache_bytes" and "l1_bytes". */
+void cli_set_caches(json_t *machine, Calibration caches)
+{
+    json_object_set_new(machine, "cache_bytes", json_real(caches.cache_bytes));
+    json_object_set_new(machine, "l1_bytes", json_real(caches.l1_bytes));
 }
 
 /* A probed machine's name, HOST-BACKEND-pP (its cached file's too). */
@@ -125,7 +142,7 @@ static json_t *machine_json(const struct probe_opts *o, json_t *raw)
                      "fit", json_string_value(json_object_get(put, "fit")),
                      "g_hpput", cli_number(hp, "g_seconds") * s, "l_hpput", cli_number(hp, "l_seconds") * s,
                      "measurement", raw);
-    json_object_set_new(m, "cache_bytes", json_real(cli_probe_cache_bytes()));
+    cli_set_caches(m, cli_probe_caches());
     json_object_set_new(m, "cores", json_integer(cli_cores()));
     /* More processes than cores slow the loop by their own time slicing:
      * the machine's steadiness is measured again on as many as the cores. */
@@ -219,8 +236,9 @@ static json_t *probe_machine(struct probe_opts *o)
         return NULL;
     }
     json_t *recorded = o->refit ? json_object_get(machine, "calibration_runs") : NULL;
-    json_t *cal = cli_calibrate(o->backend, o->p, cli_number(machine, "s"), cli_number(machine, "cache_bytes"),
-                                o->effort, recorded);
+    Calibration caches = {.cache_bytes = cli_number(machine, "cache_bytes"),
+                          .l1_bytes = cli_number(machine, "l1_bytes")};
+    json_t *cal = cli_calibrate(o->backend, o->p, cli_number(machine, "s"), caches, o->effort, recorded);
     json_object_update(machine, cal);
     json_decref(cal);
     return machine;

@@ -76,10 +76,11 @@ int cli_probe_levels(const char *shape, const char *effort, const char *out, boo
   // dot-float at n = 2e6 0.83 times flat MPI p = 2's time, and measured it
   // at 1.2-1.7 times.
   int workers = ranks * threads < cli_cores() ? ranks * threads : cli_cores();
-  json_t *cal = cli_calibrate("threads", workers, s, cli_probe_cache_bytes(), effort, NULL);
+  Calibration caches = cli_probe_caches();
+  json_t *cal = cli_calibrate("threads", workers, s, caches, effort, NULL);
   json_object_update(m, cal);
   json_decref(cal);
-  json_object_set_new(m, "cache_bytes", json_real(cli_probe_cache_bytes()));
+  cli_set_caches(m, caches);
   if (out) {
     char *text = json_dumps(m, JSON_INDENT(2));
     cli_write_file(out, text);

@@ -106,10 +106,21 @@ double cost_memory_share(const Calibration *cal, double footprint, int p) {
   return bytes >= to ? 1 : (bytes - from) / (to - from);
 }
 
+// Words read again from beyond a core's first-level cache cost as much
+// as words streamed from memory (bench/loops: docs/cost-model.md,
+// "Reloads"): the share of a set of that many words that is not in it, by
+// a ramp from 3/4 of the cache (the stream's own lines share it) to all
+// of it. Each core has its own, whatever p.
+double cost_first_level_share(const Calibration *cal, double words) {
+  double c = cal->l1_bytes, bytes = 8 * words;
+  if (c <= 0 || bytes <= 3 * c / 4) return 0;
+  return bytes >= c ? 1 : (bytes - 3 * c / 4) / (c / 4);
+}
+
 MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x) {
+  double reloads = fmax(cost_memory_share(cal, x->p * x->reload_set, x->p), cost_first_level_share(cal, x->reload_set));
   return (MemoryShares){.arrays = cost_memory_share(cal, x->footprint, x->p),
-                        .accumulator = cost_memory_share(cal, x->p * x->accumulator, x->p),
-                        .reloads = cost_memory_share(cal, x->p * x->reload_set, x->p)};
+                        .accumulator = cost_memory_share(cal, x->p * x->accumulator, x->p), .reloads = reloads};
 }
 
 static double memory_words(const ExactCounts *c) {

@@ -229,9 +229,14 @@ double sgl_dh(const MachineNode *master, double m, double w_plus, double w_times
 
 // The share of a run's memory traffic served from memory, not the cache,
 // when it touches footprint words at p processes: none up to half the
-// last-level cache, all from the whole cache (p = 1) or twice it (p > 1),
-// growing linearly in between (docs/cost-model.md, "Calibration").
+// last-level cache (p = 1) or a quarter of it (p > 1), all from the whole
+// cache (p = 1) or 5/4 of it (p > 1), growing linearly in between
+// (docs/cost-model.md, "Calibration").
 double cost_memory_share(const Calibration *cal, double footprint, int p);
+// The share of a set of words read again that costs as memory words: the
+// part beyond a core's first-level cache, from 3/4 of it to all of it
+// (docs/cost-model.md, "Reloads").
+double cost_first_level_share(const Calibration *cal, double words);
 MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x);
 // The local time of a process that did c, at these per-unit times.
 double cost_local_seconds(const double unit[CAL_TERMS], const ExactCounts *c, MemoryShares shares);

@@ -23,7 +23,7 @@ static const Machine sunhpc3500 = {.name = "sunhpc3500", .p = 8, .g = 1.6, .l = 
 // processes that run here will have.
 static const Machine local = {
     .name = "local", .p = 2, .probed_p = 2, .backend = "threads", .g = 4.5, .l = 156, .s = 3.72e9, .k = {.binop = 1},
-    .cal = {.present = true, .cache_bytes = 33554432,
+    .cal = {.present = true, .cache_bytes = 33554432, .l1_bytes = 32768,
             .unit = {[CAL_OPS] = 7.23e-11, [CAL_DIVS] = 1.51e-09, [CAL_ELEMS] = 2.24e-10, [CAL_STORES] = 1.14e-10,
                      [CAL_LOADS_MEM] = 2.39e-10, [CAL_STORES_MEM] = 1.62e-10, [CAL_UNPACKED] = 1.14e-10,
                      [CAL_UNPACKED_MEM] = 9.41e-10, [CAL_VECTORS] = 3.62e-09, [CAL_MULS] = 2.78e-10,
@@ -91,6 +91,8 @@ const char *const cal_term_names[CAL_TERMS] = {
 static void read_calibration(Reader *r, json_t *root, Machine *m) {
   m->cal.cache_bytes = number(r, root, "cache_bytes", 0, false);
   check(r, m->cal.cache_bytes >= 0, "\"cache_bytes\" must not be negative");
+  m->cal.l1_bytes = number(r, root, "l1_bytes", 0, false);
+  check(r, m->cal.l1_bytes >= 0, "\"l1_bytes\" must not be negative");
   json_t *obj = json_object_get(root, "calibration");
   if (!obj) return;
   check(r, json_is_object(obj), "\"calibration\" must be an object of seconds per unit");

@@ -58,6 +58,7 @@ typedef struct Calibration {
   bool present;              // the machine file has "calibration"
   double unit[CAL_TERMS];    // seconds per unit of each count (word: of h; barrier: each)
   double cache_bytes;        // the last-level cache the processes share ("cache_bytes"; 0: unknown)
+  double l1_bytes;           // a core's first-level data cache ("l1_bytes"; 0: unknown)
 } Calibration;
 
 typedef struct Topology Topology;

@@ -25,8 +25,9 @@ need(m.get("p") == p, f"p is not {p}")
 need(m.get("backend") == backend, f"backend is not {backend}")
 need(isinstance(m.get("name"), str) and m["name"].endswith(f"-{backend}-p{p}") and
      len(m["name"]) > len(f"-{backend}-p{p}"), "bad name")
-for key in ("s", "g", "l", "g_seconds", "l_seconds"):
+for key in ("s", "g", "l", "g_seconds", "l_seconds", "cache_bytes", "l1_bytes"):
     need(positive(m.get(key)), f"{key} is missing, zero, negative or not finite")
+need(m["l1_bytes"] < m["cache_bytes"], "the first-level cache is not the smaller")
 # The calibration: a time per unit for each count of the exact model.
 cal = m.get("calibration", {})
 for key in ("op", "div", "elem", "load", "store"):

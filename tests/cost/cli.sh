@@ -54,6 +54,9 @@ json cost "$tmp/inc.vec" -D n=5000 -p 1 --machine "$tmp/cache.json" --json -- fo
 # 11200 bytes, (11200 - 5000) / (25000 - 5000) = 0.31 of the way.
 json cost "$tmp/inc.vec" -D n=1000 -p 2 --plan paper --machine "$tmp/cache.json" --json -- footprint_bytes=28000 memory_share=1
 json cost "$tmp/inc.vec" -D n=400 -p 2 --plan paper --machine "$tmp/cache.json" --json -- footprint_bytes=11200 memory_share=0.31
+sed 's/"l_seconds": 2e-7 }/"l_seconds": 2e-7, "l1_bytes": -1 }/' "$tmp/box.json" >"$tmp/badl1.json"
+expect_error "vecbsp: error: $tmp/badl1.json: \"l1_bytes\" must not be negative" \
+  "$vecbsp" cost $mv1 -D m=1 -D n=1 --machine "$tmp/badl1.json"
 echo '{ "p": 2, "l": 400, "s": 1e9 }' >"$tmp/nog.json"
 expect_error "vecbsp: error: $tmp/nog.json: \"g\" is missing" "$vecbsp" cost $mv1 -D m=1 -D n=1 --machine "$tmp/nog.json"
 echo '{ "p": 0.5, "g": 1, "l": 400, "s": 1e9 }' >"$tmp/badp.json"

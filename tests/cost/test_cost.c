@@ -1356,6 +1356,16 @@ static void test_reloads(void) {
   Calibration cache = {.cache_bytes = 800};
   MemoryShares shares = cost_memory_shares(&cache, &(ExactResult){.p = 1, .footprint = 1000, .reload_set = 75});
   CHECK(shares.arrays == 1 && shares.reloads == 0.5, "a set of 600 bytes: half way from 400 to 800");
+  // Beyond a core's first level (here 800 bytes, from 600 to 800), read
+  // again at the memory's price, whatever the last level holds and p.
+  Calibration l1 = {.cache_bytes = 1e9, .l1_bytes = 800};
+  CHECK(cost_first_level_share(&l1, 75) == 0 && cost_first_level_share(&l1, 87.5) == 0.5 &&
+            cost_first_level_share(&l1, 100) == 1 && cost_first_level_share(&l1, 1e6) == 1 &&
+            cost_first_level_share(&cache, 1e6) == 0,
+        "first level: 600 bytes none, 700 half, 800 all; none where its size is unknown");
+  shares = cost_memory_shares(&l1, &(ExactResult){.p = 2, .footprint = 1000, .reload_set = 100});
+  CHECK(shares.arrays == 0 && shares.reloads == 1, "a set of 800 bytes per process at p = 2: arrays %g reloads %g",
+        shares.arrays, shares.reloads);
   arena_free(a);
 }
 
