@@ -8,6 +8,7 @@
 #include "cost/cost.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -392,6 +393,23 @@ static json_t *fit_report(Arena *a, CalibrationStatus core, CalibrationStatus ex
   return how;
 }
 
+static uint64_t fnv1a(uint64_t h, const char *s) {
+  for (; s && *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+  return (h ^ 0xff) * 1099511628211u;  // a separator: "ab", "" differs from "a", "b"
+}
+
+const char *cli_calibration_programs(Arena *a) {
+  const CalTable tables[] = {{latency_programs, NLATENCY}, {programs, NPROGRAMS}, {in_place_programs, NIN_PLACE}};
+  uint64_t h = 14695981039346656037u;
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < tables[k].n; i++) {
+      const CalProgram *cp = &tables[k].progs[i];
+      h = fnv1a(fnv1a(fnv1a(h, cp->name), cp->source), cp->plan);
+      for (int s = 0; s < 3; s++) h = fnv1a(fnv1a(h, cp->sizes[s][0]), cp->sizes[s][1]);
+    }
+  return arena_printf(a, "%016llx", (unsigned long long)h);
+}
+
 // The core's units do not depend on how the processes talk: they are
 // measured at p = 1 on threads whatever the backend (with MPI, a launch of
 // mpirun for each of the 150-odd runs of each attempt made most of the
@@ -431,9 +449,10 @@ json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, 
   double r2 = calibration_r2(runs, n, guess.unit);
   json_t *cal = json_object();
   for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(cal, cal_term_names[t], json_real(guess.unit[t]));
-  json_t *out = json_pack("{s:o, s:o, s:f, s:i, s:o}", "calibration", cal, "calibration_fit",
+  json_t *out = json_pack("{s:o, s:o, s:f, s:i, s:o, s:s}", "calibration", cal, "calibration_fit",
                           fit_report(a, core_status, exchange_status, core.backend, backend), "calibration_r2", r2,
-                          "calibration_attempts", attempts, "calibration_runs", report);
+                          "calibration_attempts", attempts, "calibration_runs", report, "calibration_programs",
+                          cli_calibration_programs(a));
   arena_free(a);
   return out;
 }

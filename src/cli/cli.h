@@ -264,6 +264,10 @@ void timeline_write_trace(const char *path, const Prediction *pr, const RunOutco
 json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, const char *effort,
                       const json_t *recorded);
 
+// calibrate.c: a fingerprint of the calibration programs (their names,
+// texts, sizes and plans), which a machine file records: a probe made by
+// other programs is made again before it stands in for this host.
+const char *cli_calibration_programs(Arena *a);
 // probe.c: a number in a JSON object (0 if it is missing or not a number).
 double cli_number(const json_t *obj, const char *key);
 // probe.c: this host's data caches, in bytes (0: unknown): cache_bytes the

@@ -277,15 +277,31 @@ int cmd_probe(int argc, char **argv)
     return 0;
 }
 
+/* Was the machine file at path probed with this vecbsp's calibration
+ * programs? An earlier version's units fit other programs and counts. */
+static bool probed_by_these_programs(Arena *a, const char *path)
+{
+    json_t *m = json_load_file(path, 0, NULL);
+    const char *by = json_string_value(json_object_get(m, "calibration_programs"));
+    bool same = by && strcmp(by, cli_calibration_programs(a)) == 0;
+    json_decref(m);
+    return same;
+}
+
 const char *cli_host_machine(Arena *a, const char *backend, int p)
 {
     const char *path = arena_printf(a, "%s/machine-%s.json", cli_cache_dir(a), machine_name(a, backend, p));
-    if (access(path, R_OK) == 0) {
+    bool cached = access(path, R_OK) == 0;
+    if (cached && probed_by_these_programs(a, path)) {
         fprintf(stderr, "vecbsp: note: predicting for %s, this host's probe (--machine chooses another)\n", path);
         return path;
     }
-    fprintf(stderr, "vecbsp: note: no machine given and this host not probed yet: probing it once (%s, p = %d; "
-                    "a minute or two) into %s\n", backend, p, path);
+    if (cached)
+        fprintf(stderr, "vecbsp: note: this host's probe %s was made by another version's calibration programs: "
+                        "probing it again (%s, p = %d; a minute or two)\n", path, backend, p);
+    else
+        fprintf(stderr, "vecbsp: note: no machine given and this host not probed yet: probing it once (%s, p = %d; "
+                        "a minute or two) into %s\n", backend, p, path);
     struct probe_opts o = {.p = p, .backend = backend, .arena = a};
     json_t *machine = probe_machine(&o);
     if (!machine)
