@@ -200,6 +200,20 @@ def predicted_row(row, machine, p):
     return res
 
 
+def probe_slow_share(machine):
+    """The share of slow timings the probe of a machine file saw, or None if it kept none."""
+    with open(machine) as f:
+        steadiness = json.load(f).get("steadiness")
+    return steadiness.get("slow_share") if isinstance(steadiness, dict) else None
+
+
+def probe_words(share):
+    """How steady a configuration's probe was, for the report."""
+    if share is None:
+        return "with no steadiness recorded"
+    return f"{'steady' if steady(share) else 'while not steady'} ({100 * share:.0f}% of its timings slow)"
+
+
 def validate_config(all_rows, cfg):
     clock = time.monotonic()
     machine = probe(cfg)
@@ -233,7 +247,8 @@ def validate_config(all_rows, cfg):
         for model in ("exact", "paper"):
             res[model + "_error"] = (res[model] - res["measured"]) / res["measured"]
     return {"backend": cfg.backend, "p": cfg.p, "ranks": cfg.ranks, "label": cfg.label, "tag": cfg.tag,
-            "machine": machine, "rows": results, "refused": refused, "slow_shares": slow, "seconds": seconds}
+            "machine": machine, "probe_slow_share": probe_slow_share(machine), "rows": results, "refused": refused,
+            "slow_shares": slow, "seconds": seconds}
 
 
 # ---------------------------------------------------------------- summaries
@@ -328,7 +343,8 @@ def report(configs, started):
         plot(cfg, svg)
         worst = sorted(cfg["rows"], key=lambda r: -abs(r["exact_error"]))[:3]
         lines += ["", f"## {cfg['label']}", "",
-                  f"Machine file `{os.path.relpath(cfg['machine'], out_dir)}`. Largest exact errors: " +
+                  f"Machine file `{os.path.relpath(cfg['machine'], out_dir)}`, probed "
+                  f"{probe_words(cfg['probe_slow_share'])}. Largest exact errors: " +
                   ", ".join(f"{r['name']} {r['defs']} ({percent(r['exact_error'])})" for r in worst) + ".", "",
                   f"![predicted against measured]({os.path.relpath(svg, out_dir)})", "",
                   "| program | sizes | measured (s) | median (s) | spread | exact (s) | error | paper (s) | error |",
