@@ -17,7 +17,9 @@ static const Machine sunhpc3500 = {.name = "sunhpc3500", .p = 8, .g = 1.6, .l = 
 // 2-vCPU AMD EPYC, threads, p = 2; memory streamed alone as a probe at
 // p = 1 measured it; g, l and s from a steadier probe than the units';
 // mul, the multiplier's time for one multiplication, from a threads probe
-// at p = 1 that fitted it as a bound of its own): the
+// at p = 1 that fitted it as a bound of its own; store_mem and
+// store_mem_shared the medians of eight probes, four of them at p = 2, that
+// timed a store stream of their own; l1_bytes from sysfs): the
 // planner's machine for run, compile and plan when none is given. Probe
 // yours for plans made for it. Its cores are this machine's, as the
 // processes that run here will have.
@@ -25,10 +27,10 @@ static const Machine local = {
     .name = "local", .p = 2, .probed_p = 2, .backend = "threads", .g = 4.5, .l = 156, .s = 3.72e9, .k = {.binop = 1},
     .cal = {.present = true, .cache_bytes = 33554432, .l1_bytes = 32768,
             .unit = {[CAL_OPS] = 7.23e-11, [CAL_DIVS] = 1.51e-09, [CAL_ELEMS] = 2.24e-10, [CAL_STORES] = 1.14e-10,
-                     [CAL_LOADS_MEM] = 2.39e-10, [CAL_STORES_MEM] = 1.62e-10, [CAL_UNPACKED] = 1.14e-10,
+                     [CAL_LOADS_MEM] = 2.39e-10, [CAL_STORES_MEM] = 3.2e-10, [CAL_UNPACKED] = 1.14e-10,
                      [CAL_UNPACKED_MEM] = 9.41e-10, [CAL_VECTORS] = 3.62e-09, [CAL_MULS] = 2.78e-10,
                      [CAL_LITERAL_DIVS] = 4.3e-10, [CAL_FLOAT_DIVS] = 7.53e-10, [CAL_LOADS_SHARED] = 4.13e-10,
-                     [CAL_STORES_SHARED] = 2.72e-10, [CAL_UNPACKED_SHARED] = 9.41e-10, [CAL_ACC_STORES] = 1.28e-10,
+                     [CAL_STORES_SHARED] = 7.25e-10, [CAL_UNPACKED_SHARED] = 9.41e-10, [CAL_ACC_STORES] = 1.28e-10,
                      [CAL_ACC_STORES_MEM] = 3.28e-10, [CAL_LAT_FAST] = 2.76e-10, [CAL_LAT_SELECT] = 5.43e-10,
                      [CAL_LAT_MUL] = 8.14e-10, [CAL_LAT_DIV] = 2.6e-09, [CAL_LAT_FLOAT] = 8.13e-10,
                      [CAL_EXITS] = 3.11e-09, [CAL_WORDS] = 2.69e-10, [CAL_WORDS_MEM] = 5e-10,
