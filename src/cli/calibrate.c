@@ -8,7 +8,6 @@
 #include "cost/cost.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -393,19 +392,14 @@ static json_t *fit_report(Arena *a, CalibrationStatus core, CalibrationStatus ex
   return how;
 }
 
-static uint64_t fnv1a(uint64_t h, const char *s) {
-  for (; s && *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
-  return (h ^ 0xff) * 1099511628211u;  // a separator: "ab", "" differs from "a", "b"
-}
-
 const char *cli_calibration_programs(Arena *a) {
   const CalTable tables[] = {{latency_programs, NLATENCY}, {programs, NPROGRAMS}, {in_place_programs, NIN_PLACE}};
-  uint64_t h = 14695981039346656037u;
+  uint64_t h = CLI_HASH_SEED;
   for (int k = 0; k < 3; k++)
     for (int i = 0; i < tables[k].n; i++) {
       const CalProgram *cp = &tables[k].progs[i];
-      h = fnv1a(fnv1a(fnv1a(h, cp->name), cp->source), cp->plan);
-      for (int s = 0; s < 3; s++) h = fnv1a(fnv1a(h, cp->sizes[s][0]), cp->sizes[s][1]);
+      h = cli_hash(cli_hash(cli_hash(h, cp->name), cp->source), cp->plan);
+      for (int s = 0; s < 3; s++) h = cli_hash(cli_hash(h, cp->sizes[s][0]), cp->sizes[s][1]);
     }
   return arena_printf(a, "%016llx", (unsigned long long)h);
 }

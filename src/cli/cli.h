@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef struct Options {
@@ -283,6 +284,10 @@ int cli_probe_levels(const char *shape, const char *effort, const char *out, boo
 // mkdir -p.
 char *cli_cache_dir(Arena *a);
 void cli_make_dirs(char *path);
+// runner.c: h followed by the text s (NULL: none), FNV-1a, for the cache's
+// keys and fingerprints; start from CLI_HASH_SEED.
+#define CLI_HASH_SEED 0xcbf29ce484222325ull
+uint64_t cli_hash(uint64_t h, const char *s);
 // probe.c: this host's machine file for backend at p, probed into the
 // cache the first time (saying so on stderr).
 const char *cli_host_machine(Arena *a, const char *backend, int p);

@@ -72,9 +72,9 @@ static void report_failure(const char *err) {
 // The cache: one binary per C text, backend and profile flag.
 //
 
-static uint64_t fnv1a(uint64_t h, const char *s) {
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-  return h;
+uint64_t cli_hash(uint64_t h, const char *s) {
+  for (; s && *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return (h ^ 0xff) * 0x100000001b3ull;  // an end mark: ("ab", "") and ("a", "b") differ
 }
 
 char *cli_cache_dir(Arena *a) {
@@ -140,8 +140,8 @@ static void write_new(const char *path, const char *text) {
 static char *build(Arena *a, const char *text, const Options *opt) {
   char *dir = cli_cache_dir(a), *bspcc = cli_tool_path(a, "bspcc");
   cli_make_dirs(dir);
-  uint64_t h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, text), opt->backend), opt->profile ? "profile" : "");
-  h = fnv1a(fnv1a(fnv1a(fnv1a(h, runtime_stamp(a, bspcc, opt->backend)), cc_optimise()), cc_align), cc_regions);
+  uint64_t h = cli_hash(cli_hash(cli_hash(CLI_HASH_SEED, text), opt->backend), opt->profile ? "profile" : "");
+  h = cli_hash(cli_hash(cli_hash(cli_hash(h, runtime_stamp(a, bspcc, opt->backend)), cc_optimise()), cc_align), cc_regions);
   char *exe = arena_printf(a, "%s/%016llx-%s%s", dir, (unsigned long long)h, opt->backend,
                            opt->profile ? "-profile" : "");
   if (access(exe, X_OK) == 0) return exe;

@@ -96,14 +96,20 @@ static void local_counts(const ExactCounts *c, MemoryShares shares, double count
   count[CAL_EXITS] = (double)c->exits;
 }
 
+// The share of words words not in a cache of c bytes (0: unknown, all in
+// it): none up to from bytes, all from to bytes on, linearly in between.
+static double ramp(double c, double words, double from, double to) {
+  double bytes = 8 * words;
+  if (c <= 0 || bytes <= from) return 0;
+  return bytes >= to ? 1 : (bytes - from) / (to - from);
+}
+
 // The ramp from all in cache to all in memory, by the run's footprint: from
 // C/2 to C at p = 1, from C/4 to 5C/4 at p > 1, both fitted on validation
 // data (docs/cost-model.md, "Calibration").
 double cost_memory_share(const Calibration *cal, double footprint, int p) {
-  double c = cal->cache_bytes, bytes = 8 * footprint;
-  double from = p > 1 ? c / 4 : c / 2, to = p > 1 ? 5 * c / 4 : c;
-  if (c <= 0 || bytes <= from) return 0;
-  return bytes >= to ? 1 : (bytes - from) / (to - from);
+  double c = cal->cache_bytes;
+  return p > 1 ? ramp(c, footprint, c / 4, 5 * c / 4) : ramp(c, footprint, c / 2, c);
 }
 
 // Words read again from beyond a core's first-level cache cost as much
@@ -112,9 +118,8 @@ double cost_memory_share(const Calibration *cal, double footprint, int p) {
 // a ramp from 3/4 of the cache (the stream's own lines share it) to all
 // of it. Each core has its own, whatever p.
 double cost_first_level_share(const Calibration *cal, double words) {
-  double c = cal->l1_bytes, bytes = 8 * words;
-  if (c <= 0 || bytes <= 3 * c / 4) return 0;
-  return bytes >= c ? 1 : (bytes - 3 * c / 4) / (c / 4);
+  double c = cal->l1_bytes;
+  return ramp(c, words, 3 * c / 4, c);
 }
 
 MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x) {
