@@ -12,8 +12,10 @@ ranks of T threads, planned and predicted for the two-level machine that
 among the default configurations.
 
 Measurement, for a machine whose speed changes from one moment to the next:
-R rounds (default 3); each round checks the cores' steadiness
-(bspprobe --steadiness), then runs every program at every size once, in
+every configuration is probed and predicted first, then measured in R
+rounds (default 3); each round takes every configuration in turn (the
+first one rotating from round to round), checks the cores' steadiness
+(bspprobe --steadiness) and runs every program at every size once, in
 turn (A B C ... A B C ...), each run the median of K repetitions (default 5)
 after an untimed one. A row's measured time is its fastest round's median
 (as the probe's calibration takes its own), beside the median of the rounds
@@ -214,7 +216,9 @@ def probe_words(share):
     return f"{'steady' if steady(share) else 'while not steady'} ({100 * share:.0f}% of its timings slow)"
 
 
-def validate_config(all_rows, cfg):
+def prepare_config(all_rows, cfg):
+    """A configuration probed and predicted: its machine file, the rows it runs (their results to come) and
+    the rows the analysis refused."""
     clock = time.monotonic()
     machine = probe(cfg)
     seconds = {"probe": time.monotonic() - clock}
@@ -223,32 +227,52 @@ def validate_config(all_rows, cfg):
     for i, r in enumerate(all_rows):
         PROGRESS.show(f"{cfg.label}: predicting", i, len(all_rows), f"{r[0]} {' '.join(r[2])}")
         predicted.append(predicted_row(r, machine, cfg.p))
-    refused = [res for res in predicted if "refused" in res]
-    rows = [r for r, res in zip(all_rows, predicted) if "refused" not in res]
-    results = [res for res in predicted if "refused" not in res]
     seconds["predict"] = time.monotonic() - clock
-    clock = time.monotonic()
-    slow = []
-    for rnd in range(A["rounds"]):
-        # No bspprobe runs hybrid: its steadiness is taken on MPI at the same p.
-        share = WS.slow_share("mpi" if cfg.ranks else cfg.backend, cfg.p)
-        slow.append(share)
-        PROGRESS.say(f"  {cfg.label}: round {rnd + 1} of {A['rounds']} (slow timings {share})")
-        for i, (row, res) in enumerate(zip(rows, results)):
-            PROGRESS.show(f"{cfg.label}: measuring, round {rnd + 1} of {A['rounds']}", i, len(rows),
-                          f"{row[0]} {' '.join(row[2])}")
-            res["rounds"].append(measure_once(row, machine, cfg))
-            res["unsteady"] |= not steady(share)
-    seconds["measure"] = time.monotonic() - clock
-    for res in results:
+    seconds["measure"] = 0
+    return {"cfg": cfg, "machine": machine, "seconds": seconds, "slow": [],
+            "rows": [r for r, res in zip(all_rows, predicted) if "refused" not in res],
+            "results": [res for res in predicted if "refused" not in res],
+            "refused": [res for res in predicted if "refused" in res]}
+
+
+def measure_round(run, rnd):
+    """One round of a configuration: its steadiness, then each of its rows once."""
+    cfg, clock = run["cfg"], time.monotonic()
+    # No bspprobe runs hybrid: its steadiness is taken on MPI at the same p.
+    share = WS.slow_share("mpi" if cfg.ranks else cfg.backend, cfg.p)
+    run["slow"].append(share)
+    PROGRESS.say(f"  {cfg.label}: round {rnd + 1} of {A['rounds']} (slow timings {share})")
+    for i, (row, res) in enumerate(zip(run["rows"], run["results"])):
+        PROGRESS.show(f"{cfg.label}: measuring, round {rnd + 1} of {A['rounds']}", i, len(run["rows"]),
+                      f"{row[0]} {' '.join(row[2])}")
+        res["rounds"].append(measure_once(row, run["machine"], cfg))
+        res["unsteady"] |= not steady(share)
+    run["seconds"]["measure"] += time.monotonic() - clock
+
+
+def finish_config(run):
+    """A configuration's report: each row's measured time, spread and errors."""
+    cfg, machine = run["cfg"], run["machine"]
+    for res in run["results"]:
         res["measured"] = min(res["rounds"])
         res["median"] = statistics.median(res["rounds"])
         res["spread"] = spread(res["rounds"])
         for model in ("exact", "paper"):
             res[model + "_error"] = (res[model] - res["measured"]) / res["measured"]
     return {"backend": cfg.backend, "p": cfg.p, "ranks": cfg.ranks, "label": cfg.label, "tag": cfg.tag,
-            "machine": machine, "probe_slow_share": probe_slow_share(machine), "rows": results, "refused": refused,
-            "slow_shares": slow, "seconds": seconds}
+            "machine": machine, "probe_slow_share": probe_slow_share(machine), "rows": run["results"],
+            "refused": run["refused"], "slow_shares": run["slow"], "seconds": run["seconds"]}
+
+
+def validate_configs(all_rows, cfgs):
+    """Every configuration probed and predicted, then measured in rounds that each run every configuration
+    in turn, the first one rotating, so that a slow spell of the machine (minutes long) falls on all of them
+    alike: measured one after another, a configuration's rounds all fell within a few minutes."""
+    runs = [prepare_config(all_rows, cfg) for cfg in cfgs]
+    for rnd in range(A["rounds"]):
+        for k in range(len(runs)):
+            measure_round(runs[(rnd + k) % len(runs)], rnd)
+    return [finish_config(run) for run in runs]
 
 
 # ---------------------------------------------------------------- summaries
@@ -311,7 +335,9 @@ def report(configs, started):
         "configuration's machine file is probed first (`docs/validation/`); both",
         "models predict for it, and the plans run are made for it.",
         "",
-        f"Measured in {A['rounds']} rounds, interleaved: each round runs every program at every",
+        f"Measured in {A['rounds']} rounds, interleaved: each round takes every configuration in",
+        "turn (the first rotating from round to round, so that a slow spell falls on all",
+        "alike) and runs every program at every",
         f"size once, in turn, each run the median of {A['repeat']} repetitions. *measured* is the",
         "fastest round's median (the probe's own rule), *median* the median of the",
         "rounds, *spread* (max - min) / min of the rounds: how far the machine",
@@ -374,7 +400,7 @@ def write_atomically(path, text):
 def main():
     started = time.time()
     rows = corpus()
-    configs = [validate_config(rows, cfg) for cfg in A["configs"]]
+    configs = validate_configs(rows, A["configs"])
     PROGRESS.end()
     report(configs, started)
     for cfg in configs:

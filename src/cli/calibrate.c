@@ -309,14 +309,17 @@ static CalibrationStatus fit_exchange(CalibrationRun *runs, int n, double unit[C
   return calibration_fit_bound(runs, n, terms, unit);
 }
 
+// The programs of the core's runs (at p = 1) and of the exchange's (at p > 1).
+static const CalTable core_tables[] = {{latency_programs, NLATENCY}, {programs, NPROGRAMS}};
+static const CalTable exchange_tables[] = {{programs, NPROGRAMS}, {in_place_programs, NIN_PLACE}};
+
 // The core's units, fitted to the runs at p = 1 (measured, or looked up in
 // recorded) into guess: the runs go to runs, their rows to report. Returns
 // how many runs, and in *r2 how well the units explain them.
 static int calibrate_core(Arena *a, int sizes, const Options *base, const json_t *recorded, Calibration *guess,
                           CalibrationRun *runs, json_t *report, double *r2, CalibrationStatus *status) {
-  const CalTable tables[] = {{latency_programs, NLATENCY}, {programs, NPROGRAMS}};
   int counts[2];
-  measure_all(a, tables, 2, sizes, base, 1, guess, recorded, runs, report, counts);
+  measure_all(a, core_tables, 2, sizes, base, 1, guess, recorded, runs, report, counts);
   int nlat = counts[0], nthr = counts[1];
   int plain = exits_last(runs + nlat, nthr);
   *status = fit_local(runs, nlat, runs + nlat, plain, guess->unit);
@@ -404,13 +407,56 @@ const char *cli_calibration_programs(Arena *a) {
   return arena_printf(a, "%016llx", (unsigned long long)h);
 }
 
+// The programs of tables with a run at p (of their first sizes sizes) that
+// recorded has no time for, added to missing[0 .. *n) if not there yet.
+static void unrecorded(const json_t *recorded, const CalTable *tables, int ntables, int p, int sizes,
+                       const char **missing, int *n) {
+  for (int k = 0; k < ntables; k++)
+    for (int i = 0; i < tables[k].n; i++) {
+      const char *name = tables[k].progs[i].name;
+      bool lacks = false;
+      for (int size = 0; size < sizes && tables[k].progs[i].sizes[size][0]; size++)
+        lacks |= recorded_seconds(recorded, name, p, size) <= 0;
+      int j = 0;
+      while (j < *n && strcmp(missing[j], name) != 0) j++;
+      if (lacks && j == *n) missing[(*n)++] = name;
+    }
+}
+
+// The mark of the calibration programs that timed the runs (NULL: not this
+// version's, or not known): this version's when it times them now, or when
+// an earlier probe that they timed has a time for each of its runs (else a
+// note says why the refit is not marked; cli_host_machine trusts the mark).
+static const char *programs_mark(Arena *a, const json_t *earlier, int p, int sizes) {
+  const char *now = cli_calibration_programs(a);
+  if (!earlier) return now;
+  const char *then = json_string_value(json_object_get(earlier, "calibration_programs")), *why = NULL;
+  if (!then) {
+    why = "the file does not say which calibration programs timed its runs";
+  } else if (strcmp(then, now) != 0) {
+    why = "the recorded runs were timed by another version's calibration programs";
+  } else {
+    const json_t *recorded = json_object_get(earlier, "calibration_runs");
+    const char *missing[NLATENCY + NPROGRAMS + NIN_PLACE];
+    int n = 0;
+    unrecorded(recorded, core_tables, 2, 1, sizes, missing, &n);
+    if (p > 1) unrecorded(recorded, exchange_tables, 2, p, sizes, missing, &n);
+    const char *names = n ? missing[0] : "";
+    for (int i = 1; i < n; i++) names = arena_printf(a, "%s, %s", names, missing[i]);
+    if (n) why = arena_printf(a, "the recorded runs have no time for %d of this version's calibration programs (%s)", n, names);
+  }
+  if (why) fprintf(stderr, "vecbsp: note: %s: refitted, and not marked as this version's probe\n", why);
+  return why ? NULL : now;
+}
+
 // The core's units do not depend on how the processes talk: they are
 // measured at p = 1 on threads whatever the backend (with MPI, a launch of
 // mpirun for each of the 150-odd runs of each attempt made most of the
 // probe's time), and only the exchange's runs at p > 1 on the backend.
 json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, const char *effort,
-                      const json_t *recorded) {
+                      const json_t *earlier) {
   Arena *a = arena_new();
+  const json_t *recorded = earlier ? json_object_get(earlier, "calibration_runs") : NULL;
   Options base = {.backend = backend, .has_seed = true, .seed = 1};
   bool quick = effort && strcmp(effort, "--quick") == 0;
   base.repeat = quick ? 1 : effort && strcmp(effort, "--long") == 0 ? 21 : 11;
@@ -433,9 +479,9 @@ json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, 
   if (p > 1) {
     // The in-place kernels measure memory streamed beyond the cache: a
     // quick probe's one size (16 MB) is not.
-    const CalTable tables[] = {{programs, NPROGRAMS}, {in_place_programs, NIN_PLACE}};
     int counts[2];
-    int np = measure_all(a, tables, sizes > 1 ? 2 : 1, sizes, &base, p, &guess, recorded, runs + n, report, counts);
+    int np = measure_all(a, exchange_tables, sizes > 1 ? 2 : 1, sizes, &base, p, &guess, recorded, runs + n, report,
+                         counts);
     exchange_status = fit_exchange(runs + n, np, guess.unit);
     n += np;
   }
@@ -443,10 +489,11 @@ json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, 
   double r2 = calibration_r2(runs, n, guess.unit);
   json_t *cal = json_object();
   for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(cal, cal_term_names[t], json_real(guess.unit[t]));
-  json_t *out = json_pack("{s:o, s:o, s:f, s:i, s:o, s:s}", "calibration", cal, "calibration_fit",
+  json_t *out = json_pack("{s:o, s:o, s:f, s:i, s:o}", "calibration", cal, "calibration_fit",
                           fit_report(a, core_status, exchange_status, core.backend, backend), "calibration_r2", r2,
-                          "calibration_attempts", attempts, "calibration_runs", report, "calibration_programs",
-                          cli_calibration_programs(a));
+                          "calibration_attempts", attempts, "calibration_runs", report);
+  const char *mark = programs_mark(a, earlier, p, sizes);
+  if (mark) json_object_set_new(out, "calibration_programs", json_string(mark));
   arena_free(a);
   return out;
 }

@@ -259,11 +259,12 @@ void timeline_write_trace(const char *path, const Prediction *pr, const RunOutco
 
 // calibrate.c: the exact model's per-unit times on this machine, fitted to
 // runs of small programs at p processes (s: operations per second): {"calibration": {...},
-// "calibration_r2": R2, "calibration_runs": [...]}. With recorded (the
-// "calibration_runs" of an earlier probe) nothing runs: its times are refitted.
-// caches: the sizes the runs' memory shares are found by.
+// "calibration_r2": R2, "calibration_runs": [...], "calibration_programs": MARK}.
+// With earlier (an earlier probe's machine file) nothing runs: its recorded
+// times are refitted, and marked as this version's only if this version's
+// programs timed them all. caches: the sizes the runs' memory shares are found by.
 json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, const char *effort,
-                      const json_t *recorded);
+                      const json_t *earlier);
 
 // calibrate.c: a fingerprint of the calibration programs (their names,
 // texts, sizes and plans), which a machine file records: a probe made by

@@ -235,10 +235,11 @@ static json_t *probe_machine(struct probe_opts *o)
         json_decref(machine);
         return NULL;
     }
-    json_t *recorded = o->refit ? json_object_get(machine, "calibration_runs") : NULL;
     Calibration caches = {.cache_bytes = cli_number(machine, "cache_bytes"),
                           .l1_bytes = cli_number(machine, "l1_bytes")};
-    json_t *cal = cli_calibrate(o->backend, o->p, cli_number(machine, "s"), caches, o->effort, recorded);
+    json_t *cal = cli_calibrate(o->backend, o->p, cli_number(machine, "s"), caches, o->effort,
+                                o->refit ? machine : NULL);
+    json_object_del(machine, "calibration_programs"); /* a refit's stands only if cli_calibrate gives it again */
     json_object_update(machine, cal);
     json_decref(cal);
     return machine;

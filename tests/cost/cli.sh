@@ -10,8 +10,9 @@ failed=0
 fail() { echo "FAIL: $*"; failed=1; }
 here=$(cd "$(dirname "$0")" && pwd)
 # sweep --measure predicts for this host's probe, from the cache: a recorded
-# one, refitted by this vecbsp (which stamps its calibration programs), stands
-# in for it (none would be probed, a minute or two).
+# one, refitted by this vecbsp (marked as this version's probe, as this
+# version's calibration programs timed all its runs), stands in for it
+# (none would be probed, a minute or two).
 export VECBSP_CACHE=$tmp/cache
 mkdir -p "$VECBSP_CACHE"
 host_machine=$VECBSP_CACHE/machine-$(hostname)-threads-p2.json
@@ -227,15 +228,17 @@ grep -qx "vecbsp: note: predicting for $host_machine, this host's probe (--machi
   fail "sweep --measure did not say which machine: $(cat "$tmp/host.err")"
 python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["machine"] != "vm-threads-p2")' "$tmp/host.json" ||
   fail "sweep --measure did not predict for this host's probe"
-# A cached probe made by other calibration programs (the recorded file has
-# no stamp) is not used: it is probed again, and until that ends, the old
-# file stays as it was (here the probe is stopped after 3 s).
+# A cached probe made by other calibration programs (here, by its mark)
+# is not used: it is probed again, and until that ends, the old file stays
+# as it was (here the probe is stopped after 3 s).
 mkdir -p "$tmp/stale"
-cp "$here/machine-refit.json" "$tmp/stale/machine-$(hostname)-threads-p2.json"
+python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); m["calibration_programs"] = "0123456789abcdef"
+json.dump(m, open(sys.argv[2], "w"))' "$here/machine-refit.json" "$tmp/stale.json"
+cp "$tmp/stale.json" "$tmp/stale/machine-$(hostname)-threads-p2.json"
 VECBSP_CACHE=$tmp/stale timeout 3 "$vecbsp" sweep $mv1 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 1 >/dev/null 2>"$tmp/stale.err"
 grep -q "^vecbsp: note: this host's probe $tmp/stale/machine-$(hostname)-threads-p2.json was made by another version's calibration programs: probing it again" \
   "$tmp/stale.err" || fail "a stale probe of this host was not probed again: $(cat "$tmp/stale.err")"
-cmp -s "$here/machine-refit.json" "$tmp/stale/machine-$(hostname)-threads-p2.json" || fail "the stopped probe changed the file"
+cmp -s "$tmp/stale.json" "$tmp/stale/machine-$(hostname)-threads-p2.json" || fail "the stopped probe changed the file"
 "$vecbsp" cost $mv1 -D m=4 -D n=5 --machine "$host_machine" -p 4 >/dev/null 2>"$tmp/p.err" || fail "cost at another p"
 grep -qx "vecbsp: warning: machine vm-threads-p2 was probed at p = 2: its g, l and calibration are used at p = 4 as they are (probe at p = 4 for predictions there)" \
   "$tmp/p.err" || fail "no warning for a machine probed at another p: $(cat "$tmp/p.err")"

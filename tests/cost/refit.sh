@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # refit.sh VECBSP: `vecbsp probe --refit` on a recorded probe
-# (machine-refit.json, the runs of a real one at p = 2): the fit is
+# (machine-refit.json, the runs of a real one at p = 2, by this version's
+# calibration programs: re-record it when they change): the fit is
 # linear in the times, so doubling every recorded time must double every
 # unit and leave r^2 as it was (its errors are in cli.sh).
 set -u
@@ -25,8 +26,8 @@ json 'm = j[0]; [r.update(seconds=2 * r["seconds"]) for r in m["calibration_runs
 json 'sys.exit(len(j[0]["calibration"]) < 18 or not j[0]["calibration"]["elem"] > 0)' "$tmp/once.json" ||
   fail "expected 18 units or more, elem among them and positive"
 # Each recorded time goes with its own program and size: the fit explains
-# them (r^2 0.85 with memory units bound by their twins in cache, 0.91
-# without; 0.61 without, with each time given to the next size).
+# them (r^2 0.993, as the probe's own fit; -0.29 with each time given to
+# the next size of its program).
 json 'sys.exit(not j[0]["calibration_r2"] > 0.8)' "$tmp/once.json" || fail "r^2 below 0.8: runs mismatched?"
 json 'once, twice = (m["calibration"] for m in j)
 bad = [k for k in once if abs(twice[k] - 2 * once[k]) > 1e-9 * abs(2 * once[k])]
@@ -76,10 +77,34 @@ bad += [k for k in ("word", "barrier", "load_mem_shared") if "threads" in f[k]]
 bad and print(*bad, f); sys.exit(bool(bad))' "$tmp/mpi.json" || fail "the core's units not said to be from threads"
 "$vecbsp" probe --refit "$tmp/mpi-core-on-threads.json" | grep -Eq '^  lat_fast .* fitted on threads$' ||
   fail "the table does not say lat_fast was fitted on threads"
-json 'm = j[0]; m["backend"] = "mpi"; print(json.dumps(m))' "$here/machine-refit.json" >"$tmp/mpi-old.json"
+json 'm = j[0]; m["backend"] = "mpi"; [r.pop("backend") for r in m["calibration_runs"]]; print(json.dumps(m))' \
+  "$here/machine-refit.json" >"$tmp/mpi-old.json"
 "$vecbsp" probe --refit "$tmp/mpi-old.json" -o "$tmp/mpi-old-out.json" || fail "refit of an older MPI probe"
 json 'f = j[0]["calibration_fit"]; sys.exit(any("threads" in v for v in f.values()))' "$tmp/mpi-old-out.json" ||
   fail "an older MPI probe said its units came from threads"
+
+# A refit is marked as this version's probe (calibration_programs, which
+# sweep --measure trusts for this host) only when this version's
+# calibration programs timed each of its runs: the fixture's were; without
+# its "stores" rows, or without its mark, or with another mark, the refit
+# says why and is not marked.
+"$vecbsp" probe --refit "$here/machine-refit.json" -o "$tmp/marked.json" 2>"$tmp/err.txt" || fail "refit"
+json 'sys.exit(j[0]["calibration_programs"] != j[1]["calibration_programs"])' "$tmp/marked.json" \
+  "$here/machine-refit.json" || fail "a refit of a whole probe lost its mark"
+[ -s "$tmp/err.txt" ] && fail "a whole probe's refit said: $(cat "$tmp/err.txt")"
+unmarked() {  # NAME PYTHON NOTE: the fixture changed by PYTHON (its JSON as m) is refitted unmarked, with NOTE
+  json "m = j[0]; $2; print(json.dumps(m))" "$here/machine-refit.json" >"$tmp/$1.json"
+  "$vecbsp" probe --refit "$tmp/$1.json" -o "$tmp/$1-out.json" 2>"$tmp/err.txt" || fail "refit $1"
+  json 'sys.exit("calibration_programs" in j[0])' "$tmp/$1-out.json" || fail "refit $1 was marked"
+  grep -qxF "vecbsp: note: $3: refitted, and not marked as this version's probe" "$tmp/err.txt" ||
+    fail "refit $1: no note: $(cat "$tmp/err.txt")"
+}
+unmarked no-stores 'm["calibration_runs"] = [r for r in m["calibration_runs"] if r["program"] != "stores"]' \
+  "the recorded runs have no time for 1 of this version's calibration programs (stores)"
+unmarked no-mark 'del m["calibration_programs"]' \
+  "the file does not say which calibration programs timed its runs"
+unmarked other-mark 'm["calibration_programs"] = "0123456789abcdef"' \
+  "the recorded runs were timed by another version's calibration programs"
 
 [ $failed -eq 0 ] && echo "refit: ok"
 exit $failed
