@@ -407,8 +407,8 @@ const char *cli_calibration_programs(Arena *a) {
   return arena_printf(a, "%016llx", (unsigned long long)h);
 }
 
-// The programs of tables with a run at p (of their first sizes sizes) that
-// recorded has no time for, added to missing[0 .. *n) if not there yet.
+// The programs of tables that recorded has no time for at p (at any of
+// their first `sizes` sizes), added to missing[0 .. *n) if not there yet.
 static void unrecorded(const json_t *recorded, const CalTable *tables, int ntables, int p, int sizes,
                        const char **missing, int *n) {
   for (int k = 0; k < ntables; k++)
@@ -443,7 +443,9 @@ static const char *programs_mark(Arena *a, const json_t *earlier, int p, int siz
     if (p > 1) unrecorded(recorded, exchange_tables, 2, p, sizes, missing, &n);
     const char *names = n ? missing[0] : "";
     for (int i = 1; i < n; i++) names = arena_printf(a, "%s, %s", names, missing[i]);
-    if (n) why = arena_printf(a, "the recorded runs have no time for %d of this version's calibration programs (%s)", n, names);
+    if (n)
+      why = arena_printf(a, "the recorded runs have no time for %d of this version's calibration programs (%s)", n,
+                         names);
   }
   if (why) fprintf(stderr, "vecbsp: note: %s: refitted, and not marked as this version's probe\n", why);
   return why ? NULL : now;
