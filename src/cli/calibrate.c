@@ -413,13 +413,14 @@ static void unrecorded(const json_t *recorded, const CalTable *tables, int ntabl
                        const char **missing, int *n) {
   for (int k = 0; k < ntables; k++)
     for (int i = 0; i < tables[k].n; i++) {
-      const char *name = tables[k].progs[i].name;
+      const CalProgram *cp = &tables[k].progs[i];
       bool lacks = false;
-      for (int size = 0; size < sizes && tables[k].progs[i].sizes[size][0]; size++)
-        lacks |= recorded_seconds(recorded, name, p, size) <= 0;
+      for (int size = 0; size < sizes && cp->sizes[size][0]; size++)
+        lacks |= recorded_seconds(recorded, cp->name, p, size) <= 0;
+      if (!lacks) continue;
       int j = 0;
-      while (j < *n && strcmp(missing[j], name) != 0) j++;
-      if (lacks && j == *n) missing[(*n)++] = name;
+      while (j < *n && strcmp(missing[j], cp->name) != 0) j++;
+      if (j == *n) missing[(*n)++] = cp->name;
     }
 }
 

@@ -141,7 +141,8 @@ static char *build(Arena *a, const char *text, const Options *opt) {
   char *dir = cli_cache_dir(a), *bspcc = cli_tool_path(a, "bspcc");
   cli_make_dirs(dir);
   uint64_t h = cli_hash(cli_hash(cli_hash(CLI_HASH_SEED, text), opt->backend), opt->profile ? "profile" : "");
-  h = cli_hash(cli_hash(cli_hash(cli_hash(h, runtime_stamp(a, bspcc, opt->backend)), cc_optimise()), cc_align), cc_regions);
+  h = cli_hash(cli_hash(h, runtime_stamp(a, bspcc, opt->backend)), cc_optimise());
+  h = cli_hash(cli_hash(h, cc_align), cc_regions);
   char *exe = arena_printf(a, "%s/%016llx-%s%s", dir, (unsigned long long)h, opt->backend,
                            opt->profile ? "-profile" : "");
   if (access(exe, X_OK) == 0) return exe;

@@ -62,10 +62,15 @@ try:
         json.dump(recorded, f)
     shutil.copy(os.path.join(ROOT, "tests", "run", "levels-2x2.json"), machines["hybrid-2x2"])
     out = os.path.join(tmp, "validation.md")
-    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "validate.py"), os.path.dirname(vecbsp),
-                    "--configs", "threads:2,hybrid:2x2", "--only", "sum-squares,mss5", "--rounds", "2",
-                    "--repeat", "1", "--reuse-probes", "--probe-dir", tmp, "--out", out], check=True,
-                   capture_output=True)
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "validate.py"), os.path.dirname(vecbsp),
+                           "--configs", "threads:2,hybrid:2x2", "--only", "sum-squares,mss5", "--rounds", "2",
+                           "--repeat", "1", "--reuse-probes", "--probe-dir", tmp, "--out", out], check=True,
+                          capture_output=True, text=True)
+    # Each round takes every configuration, the first one rotating.
+    rounds = [line.split(" (")[0].strip() for line in done.stderr.splitlines() if ": round " in line]
+    if rounds != ["threads, p = 2: round 1 of 2", "hybrid, 2 x 2: round 1 of 2",
+                  "hybrid, 2 x 2: round 2 of 2", "threads, p = 2: round 2 of 2"]:
+        failures.append(f"rounds measured in the order {rounds}")
     configs = json.load(open(os.path.join(tmp, "validation.json")))
     if [(c["label"], c["p"]) for c in configs] != [("threads, p = 2", 2), ("hybrid, 2 x 2", 4)]:
         failures.append(f"configurations: {[(c['label'], c['p']) for c in configs]}")
