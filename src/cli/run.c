@@ -109,9 +109,10 @@ int cmd_run(int argc, char **argv) {
   // wait at its barriers, for the CPU that other programs took meanwhile.
   int processes = runner_processes(pl, &counted, p);
   progress_step(0, arena_printf(a, "running on %d process%s", processes, processes == 1 ? "" : "es"));
-  // A profile is set beside the model's warm prediction: it is taken
-  // after the untimed repetitions that touch the program's fresh memory.
-  RunOutcome o = runner_execute(a, exe, &counted, processes, counted.profile);
+  // Repetitions and a profile are set beside the model's warm prediction:
+  // they are taken after the untimed repetitions that touch the program's
+  // fresh memory. A single run is the program as it runs once.
+  RunOutcome o = runner_execute(a, exe, &counted, processes, counted.profile || opt.repeat);
   progress_end();
   Prediction pr = counted.profile ? timeline_predict(a, prog, params, pl, &opt, p) : (Prediction){0};
   if (o.steps) add_predictions(o.steps, &pr);
