@@ -8,7 +8,9 @@ so that two builds (say main's and a branch's) meet the same machine.
 Inside a run the benchmark takes its samples round-robin over ours and the
 baselines; a ratio is taken per round (paired) and its median and range are
 printed, beside the minimum and median of each measure over all rounds of
-all runs.
+all runs. Before all that, each run times its first supersteps one by one
+(a word sent in each): each superstep's median over the runs shows how
+soon the runtime reaches its pace.
 """
 import argparse
 import json
@@ -29,16 +31,27 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
 
 def run_bench(build, backend, p):
-    """The samples of each measure, by name, and the unit of each."""
+    """The samples of each measure, by name, the unit of each, and the times of the first supersteps."""
     binary = os.path.join(build, "bspbench" + ("-mpi" if backend == "mpi" else ""))
     if not os.access(binary, os.X_OK):
-        return None, None
+        return None, None, None
     cmd = [os.path.join(build, "bsprun"), "--backend=" + backend, "-n", str(p), binary]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True,
                          env={**os.environ, **MPI_ENV}).stdout
     data = json.loads(out[out.index("{"):])
     return ({m["name"]: m["seconds"] for m in data["measures"]},
-            {m["name"]: m["unit"] for m in data["measures"]})
+            {m["name"]: m["unit"] for m in data["measures"]}, data["first_steps"])
+
+
+def first_steps_line(runs):
+    """The first supersteps of each run (lists of seconds): each step's median over the runs, against the
+    median of the second half's, where the runtime has long settled."""
+    steps = [statistics.median(times) for times in zip(*runs)]
+    settled = statistics.median(steps[len(steps) // 2:])
+    slowest = max(range(1, len(steps)), key=lambda k: steps[k])
+    return (f"  first {len(steps)} supersteps (a word each, median of {len(runs)} runs): from the second on "
+            f"{settled * 1e6:.2f} us settled, the slowest {steps[slowest] * 1e6:.2f} us (superstep {slowest + 1}, "
+            f"{steps[slowest] / settled:.1f} times); the first {steps[0] * 1e6:.2f} us")
 
 
 def fmt_measure(name, values, unit):
@@ -82,18 +95,21 @@ def main():
     if len(args.builds) > 2:
         ap.error("one build, or two to compare")
     procs = args.p or [2]
-    pooled, units = {}, {}  # (build, backend, p) -> measure -> samples; measure -> unit
+    pooled, units, first = {}, {}, {}  # (build, backend, p) -> measure -> samples; measure -> unit; -> runs' first steps
     for _ in range(args.runs):
         for p in procs:
             for backend in ("threads", "mpi"):
                 for build in args.builds:
-                    rounds, unit = run_bench(build, backend, p)
+                    rounds, unit, steps = run_bench(build, backend, p)
                     units.update(unit or {})
+                    if steps:
+                        first.setdefault((build, backend, p), []).append(steps)
                     for name, values in (rounds or {}).items():
                         pooled.setdefault((build, backend, p), {}).setdefault(name, []).extend(values)
     for (build, backend, p), rounds in pooled.items():
         n = len(rounds["bsp_sync"])
         print_table(f"{backend} p={p} {build} ({n} rounds in {args.runs} runs)", rounds, units, backend)
+        print(first_steps_line(first[(build, backend, p)]))
     if len(args.builds) == 2:
         first, second = args.builds
         print(f"\n{second} against {first}: ratio of medians (of minima)")
