@@ -79,7 +79,7 @@ const CliFlag cli_flags[] = {
     {FLAG_VARY, "--vary", NULL, "NAME=FROM:TO:STEP", true, CMD_SWEEP | CMD_DERIVE | CMD_COMPARE | CMD_PLAN,
      "a range of a param or of p (several advance together); a STEP of *F multiplies (n=1e3:1e7:*10)"},
     {FLAG_MEASURE, "--measure", NULL, NULL, false, MEASURE_CMDS, "also compile and run every program at every point"},
-    {FLAG_REPEAT, "--repeat", NULL, "K", false, CMD_RUN | MEASURE_CMDS, "timed runs (the median is reported)"},
+    {FLAG_REPEAT, "--repeat", NULL, "K", false, CMD_RUN | MEASURE_CMDS, "timed runs, after two untimed ones (the median is reported)"},
     {FLAG_ROUNDS, "--rounds", NULL, "R", false, MEASURE_CMDS,
      "measure all the points R times, keep the fastest round"},
     {FLAG_BACKEND, "--backend", NULL, "threads|mpi", false, CMD_PROBE, "the BSPlib runtime's backend (default threads)"},
