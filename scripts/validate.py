@@ -17,7 +17,7 @@ rounds (default 3); each round takes every configuration in turn (the
 first one rotating from round to round), checks the cores' steadiness
 (bspprobe --steadiness) and runs every program at every size once, in
 turn (A B C ... A B C ...), each run the median of K repetitions (default 5)
-after an untimed one. A row's measured time is its fastest round's median
+after two untimed ones (`vecbsp run --repeat`). A row's measured time is its fastest round's median
 (as the probe's calibration takes its own), beside the median of the rounds
 and the spread (max - min) / min of the rounds; a row measured in a round
 that was not steady is marked.
@@ -338,7 +338,7 @@ def report(configs, started):
         f"Measured in {A['rounds']} rounds, interleaved: each round takes every configuration in",
         "turn (the first rotating from round to round, so that a slow spell falls on all",
         "alike) and runs every program at every",
-        f"size once, in turn, each run the median of {A['repeat']} repetitions. *measured* is the",
+        f"size once, in turn, each run the median of {A['repeat']} repetitions after two untimed ones. *measured* is the",
         "fastest round's median (the probe's own rule), *median* the median of the",
         "rounds, *spread* (max - min) / min of the rounds: how far the machine",
         "repeats itself, a floor for any prediction. A row marked * was measured",

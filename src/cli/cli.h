@@ -209,14 +209,19 @@ char *runner_build(Arena *a, Program *prog, const Plan *pl, const Options *opt);
 // vecbsp (status 1).
 RunOutcome runner_execute(Arena *a, const char *exe, const Options *opt, int p, bool warmup);
 // The same for measuring the steady state (sweep --measure, calibration):
-// one untimed run first, and runs of microseconds repeated until they add
+// two untimed repetitions first, and runs of microseconds repeated until they add
 // up to 10 ms, so that their median is not noise.
 RunOutcome runner_measure(Arena *a, const char *exe, const Options *opt, int p);
 // The processes a plan made for p runs on: 1 when it sends nothing
 // (plan_one_process), on any backend (hybrid: runner_execute starts one
 // rank for one process), unless its supersteps are being counted
 // (--profile, --trace: each process's counts are compared with the
-// model's at p); else p.
+// model's at p); else p. On one process it runs as the program made for
+// one process, so that such a run at -p P is the run at -p 1: the two
+// programs run every region whole on process 0, but their code around
+// the regions differs (inputs read whole or by blocks), and gcc compiled
+// the same region slower in one (running-pairs at p = 2 took 1.13-1.33
+// times as long as at p = 1).
 int runner_processes(const Plan *pl, const Options *opt, int p);
 // The --nodes a run of a plan takes: the one given; on the hybrid backend
 // without one, for a plan of a machine with levels, the root's children

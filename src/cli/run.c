@@ -103,11 +103,13 @@ int cmd_run(int argc, char **argv) {
   Options counted = opt;
   counted.profile = opt.profile || opt.trace;  // the trace is the profile's timeline
   counted.nodes = runner_nodes(pl, &opt);
-  progress_step(0, "generating and compiling the program");
-  char *exe = runner_build(a, prog, pl, &counted);
   // A plan that sends nothing runs on one process: the others would only
   // wait at its barriers, for the CPU that other programs took meanwhile.
+  // It runs as the program made for one process (cli.h, runner_processes).
   int processes = runner_processes(pl, &counted, p);
+  const Plan *executed = processes < p ? cli_plan(a, prog, params, &opt, 1, opt.output != NULL) : pl;
+  progress_step(0, "generating and compiling the program");
+  char *exe = runner_build(a, prog, executed, &counted);
   progress_step(0, arena_printf(a, "running on %d process%s", processes, processes == 1 ? "" : "es"));
   // Repetitions and a profile are set beside the model's warm prediction:
   // they are taken after the untimed repetitions that touch the program's

@@ -231,6 +231,19 @@ static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw-
 // Seconds of each steadiness measurement: at some 10 us a timing, thousands.
 #define STEADINESS_SECONDS 0.2
 
+// The plan of sample k that runs: its own, or where it runs on one process
+// (runner_processes), the plan for one process (cli.h).
+static const Plan *executed_plan(Sweep *sw, Arena *a, int64_t k) {
+  int64_t i = k / sw->nprogs;
+  int j = (int)(k % sw->nprogs), p = point_p(sw, i);
+  Options o = point_options(sw, a, i);
+  const Plan *pl = sw->samples[k].plan;
+  if (runner_processes(pl, &o, p) == p) return pl;
+  Machine one = sw->planning;
+  one.p = 1;
+  return cost_plan(sw->progs[j], cli_bind_params(a, sw->progs[j], &o), &one, sw->opt.plan, false);
+}
+
 // --measure: every program compiled once, measured at every point
 // (--repeat K, 3 by default) on as many processes as the point predicts for,
 // in --rounds R rounds over all the points (1 by default), keeping the
@@ -249,7 +262,7 @@ static void measure(Sweep *sw) {
   progress_begin("sweep: compiling", runs);
   for (int64_t k = 0; k < runs; k++) {
     progress_step(k, point_text(sw, a, k / sw->nprogs, (int)(k % sw->nprogs)));
-    exe[k] = runner_build(a, sw->progs[k % sw->nprogs], sw->samples[k].plan, &sw->opt);
+    exe[k] = runner_build(a, sw->progs[k % sw->nprogs], executed_plan(sw, a, k), &sw->opt);
   }
   progress_begin("sweep: measuring", rounds * runs);
   for (int64_t i = 0; i < sw->npoints; i++) p = point_p(sw, i) > p ? point_p(sw, i) : p;

@@ -4,11 +4,14 @@
 rank of one thread, whatever --nodes says), and prints eval's result; a
 plan that sends runs on all of them, and so does any plan whose supersteps
 are counted (--profile compares every process's counts with the model's
-at p)."""
+at p). On one process, a plan runs as the program made for one process:
+after a run at -p 1, the run at -p 2 compiles nothing new (the compiled
+programs are cached by their C text), while a plan that sends does."""
 import json
 import os
 import subprocess
 import sys
+import tempfile
 
 vecbsp = sys.argv[1]
 program = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "mss5.vec")
@@ -34,6 +37,25 @@ for backend, plan, extra, processes in cases:
     if (out["result"], out["p"], out["processes"]) != (want, 2, processes):
         failures.append(f"{what}: result {out['result']} on {out['processes']} processes for p = {out['p']}; "
                         f"eval {want}, expected on {processes}")
+
+def compiled_after(cache, *runs):
+    """The programs in cache after each run of mss5 (run's arguments after -p)."""
+    counts = []
+    for args in runs:
+        subprocess.run([vecbsp, "run", program, "-D", "n=1000", "--random", "4", *args], check=True,
+                       capture_output=True, env=dict(env, VECBSP_CACHE=cache))
+        counts.append(len([f for f in os.listdir(cache) if f.endswith(".c")]))
+    return counts
+
+
+for backend in ("threads", "mpi"):
+    with tempfile.TemporaryDirectory() as cache:
+        one = ["--plan", "best,regions=sequential", "--backend", backend]
+        sends = ["--plan", "best,regions=parallel,inputs=block", "--backend", backend]
+        counts = compiled_after(cache, ["-p", "1", *one], ["-p", "2", *one], ["-p", "2", *sends])
+        if counts != [1, 1, 2]:
+            failures.append(f"{backend}: programs compiled after -p 1, -p 2 sending nothing, -p 2 sending: "
+                            f"{counts}, expected [1, 1, 2]")
 for f in failures:
     print("FAIL", f)
 sys.exit(1 if failures else 0)
