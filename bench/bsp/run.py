@@ -40,7 +40,7 @@ def run_bench(build, backend, p):
                          env={**os.environ, **MPI_ENV}).stdout
     data = json.loads(out[out.index("{"):])
     return ({m["name"]: m["seconds"] for m in data["measures"]},
-            {m["name"]: m["unit"] for m in data["measures"]}, data["first_steps"])
+            {m["name"]: m["unit"] for m in data["measures"]}, data.get("first_steps"))  # not in older builds
 
 
 def first_steps_line(runs):
@@ -95,7 +95,7 @@ def main():
     if len(args.builds) > 2:
         ap.error("one build, or two to compare")
     procs = args.p or [2]
-    pooled, units, first = {}, {}, {}  # (build, backend, p) -> measure -> samples; measure -> unit; -> runs' first steps
+    pooled, units, first_steps = {}, {}, {}  # (build, backend, p) -> measure -> samples; measure -> unit; -> runs' first steps
     for _ in range(args.runs):
         for p in procs:
             for backend in ("threads", "mpi"):
@@ -103,13 +103,14 @@ def main():
                     rounds, unit, steps = run_bench(build, backend, p)
                     units.update(unit or {})
                     if steps:
-                        first.setdefault((build, backend, p), []).append(steps)
+                        first_steps.setdefault((build, backend, p), []).append(steps)
                     for name, values in (rounds or {}).items():
                         pooled.setdefault((build, backend, p), {}).setdefault(name, []).extend(values)
     for (build, backend, p), rounds in pooled.items():
         n = len(rounds["bsp_sync"])
         print_table(f"{backend} p={p} {build} ({n} rounds in {args.runs} runs)", rounds, units, backend)
-        print(first_steps_line(first[(build, backend, p)]))
+        if (build, backend, p) in first_steps:
+            print(first_steps_line(first_steps[(build, backend, p)]))
     if len(args.builds) == 2:
         first, second = args.builds
         print(f"\n{second} against {first}: ratio of medians (of minima)")

@@ -105,9 +105,12 @@ size_t bsp_mpi_max_message(void)
 /* Open MPI's shared-memory transport gives a sender its fast mailbox to a
  * process after 16 messages to it, and the switch slowed the supersteps
  * where it fell: at p = 2, a program's third and fourth repetitions took
- * 1.5-2.5 times as long as the others. So each process sends that many
- * to every other one on its machine here, before the program starts. */
-enum { WARM_MESSAGES = 32 };
+ * 1.5-2.5 times as long as the others. So each process sends twice that
+ * many (the count is Open MPI's, not ours to read) to every other one on
+ * its machine here, before the program starts. A process has at most 32
+ * fast mailboxes (btl_vader_fbox_max): with more peers on the machine,
+ * Open MPI's own choice, the first 32 that the program talks to, stays. */
+enum { WARM_MESSAGES = 32, WARM_PEERS_MAX = 32 };
 
 static void warm_links(MPI_Comm comm)
 {
@@ -117,8 +120,9 @@ static void warm_links(MPI_Comm comm)
     MPI_Comm_rank(node, &me);
     MPI_Comm_size(node, &n);
     char out = 0, in;
+    int peers = n - 1 <= WARM_PEERS_MAX ? n - 1 : 0;
     for (int k = 0; k < WARM_MESSAGES; k++)
-        for (int d = 1; d < n; d++)
+        for (int d = 1; d <= peers; d++)
             MPI_Sendrecv(&out, 1, MPI_BYTE, (me + d) % n, 0, &in, 1, MPI_BYTE, (me - d + n) % n, 0, node,
                          MPI_STATUS_IGNORE);
     MPI_Comm_free(&node);

@@ -137,6 +137,9 @@ const char *cli_given_machine(const Options *opt);
 // The machine `run` plans for: the one given, else the built-in local one
 // (cost and sweep predict run's plan with it).
 Machine cli_planning_machine(Arena *a, const Options *opt);
+// The machine cli_plan plans with, for any p: the planning machine, with
+// its levels on the hybrid backend only.
+Machine cli_plan_machine(Arena *a, const Options *opt);
 // The plan of prog for p processes and these params (NULL: not
 // bound, the planner's default guess) as --plan asks: the papers' template
 // or the planner's best for the machine of opt, within --plan's settings;
@@ -216,13 +219,16 @@ RunOutcome runner_measure(Arena *a, const char *exe, const Options *opt, int p);
 // (plan_one_process), on any backend (hybrid: runner_execute starts one
 // rank for one process), unless its supersteps are being counted
 // (--profile, --trace: each process's counts are compared with the
-// model's at p); else p. On one process it runs as the program made for
-// one process, so that such a run at -p P is the run at -p 1: the two
-// programs run every region whole on process 0, but their code around
-// the regions differs (inputs read whole or by blocks), and gcc compiled
-// the same region slower in one (running-pairs at p = 2 took 1.13-1.33
-// times as long as at p = 1).
+// model's at p); else p.
 int runner_processes(const Plan *pl, const Options *opt, int p);
+// The plan that runs for pl, made for p on the machine `planning`: pl, or
+// where it runs on one process, the plan for one process (flat), so that
+// such a run at -p P is the run at -p 1. The two programs run every region
+// whole on process 0, but their code around the regions differs (inputs
+// read whole or by blocks), and gcc compiled the same region slower in one
+// (running-pairs at p = 2 took 1.13-1.33 times as long as at p = 1).
+const Plan *runner_executed_plan(Program *prog, const int64_t *params, const Plan *pl, const Options *opt, int p,
+                                 Machine planning, bool block_result);
 // The --nodes a run of a plan takes: the one given; on the hybrid backend
 // without one, for a plan of a machine with levels, the root's children
 // (so that each MPI rank is a node of the machine).

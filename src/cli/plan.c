@@ -22,13 +22,18 @@ Machine cli_planning_machine(Arena *a, const Options *opt) {
   return cost_machine_from_options(a, &o);
 }
 
-Plan *cli_plan(Arena *a, Program *prog, const int64_t *params, const Options *opt, int p, bool block_result) {
+Machine cli_plan_machine(Arena *a, const Options *opt) {
   Options any_p = *opt;
   any_p.p = 0;
   Machine m = cli_planning_machine(a, &any_p);
   // The hybrid backend runs plans by levels; the others flat plans, at a
   // hierarchical machine's flat parameters.
   if (!opt->backend || strcmp(opt->backend, "hybrid") != 0) m.tree = NULL;
+  return m;
+}
+
+Plan *cli_plan(Arena *a, Program *prog, const int64_t *params, const Options *opt, int p, bool block_result) {
+  Machine m = cli_plan_machine(a, opt);
   m.p = p;
   return cost_plan(prog, params, &m, opt->plan, block_result);
 }

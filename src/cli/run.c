@@ -105,9 +105,9 @@ int cmd_run(int argc, char **argv) {
   counted.nodes = runner_nodes(pl, &opt);
   // A plan that sends nothing runs on one process: the others would only
   // wait at its barriers, for the CPU that other programs took meanwhile.
-  // It runs as the program made for one process (cli.h, runner_processes).
+  // It runs as the program made for one process (runner_executed_plan).
   int processes = runner_processes(pl, &counted, p);
-  const Plan *executed = processes < p ? cli_plan(a, prog, params, &opt, 1, opt.output != NULL) : pl;
+  const Plan *executed = runner_executed_plan(prog, params, pl, &counted, p, cli_plan_machine(a, &opt), opt.output != NULL);
   progress_step(0, "generating and compiling the program");
   char *exe = runner_build(a, prog, executed, &counted);
   progress_step(0, arena_printf(a, "running on %d process%s", processes, processes == 1 ? "" : "es"));

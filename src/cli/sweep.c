@@ -23,7 +23,7 @@ typedef struct Sample {
   double measured;       // --measure: seconds, the fastest round's median of the runs
   double measured_min;   // --measure: fastest run
   double *round_medians; // --measure: each round's median (--rounds of them)
-  const Plan *plan;      // the plan predicted (and measured)
+  const Plan *plan;      // the plan predicted, and measured (as its runner_executed_plan)
 } Sample;
 
 typedef struct Sweep {
@@ -231,17 +231,13 @@ static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw-
 // Seconds of each steadiness measurement: at some 10 us a timing, thousands.
 #define STEADINESS_SECONDS 0.2
 
-// The plan of sample k that runs: its own, or where it runs on one process
-// (runner_processes), the plan for one process (cli.h).
+// The plan that runs for sample k (runner_executed_plan).
 static const Plan *executed_plan(Sweep *sw, Arena *a, int64_t k) {
   int64_t i = k / sw->nprogs;
-  int j = (int)(k % sw->nprogs), p = point_p(sw, i);
+  Program *prog = sw->progs[k % sw->nprogs];
   Options o = point_options(sw, a, i);
-  const Plan *pl = sw->samples[k].plan;
-  if (runner_processes(pl, &o, p) == p) return pl;
-  Machine one = sw->planning;
-  one.p = 1;
-  return cost_plan(sw->progs[j], cli_bind_params(a, sw->progs[j], &o), &one, sw->opt.plan, false);
+  return runner_executed_plan(prog, cli_bind_params(a, prog, &o), sw->samples[k].plan, &o, point_p(sw, i),
+                              sw->planning, false);
 }
 
 // --measure: every program compiled once, measured at every point

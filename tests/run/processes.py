@@ -37,6 +37,17 @@ for backend, plan, extra, processes in cases:
     if (out["result"], out["p"], out["processes"]) != (want, 2, processes):
         failures.append(f"{what}: result {out['result']} on {out['processes']} processes for p = {out['p']}; "
                         f"eval {want}, expected on {processes}")
+# On a machine with levels (hybrid, 2 ranks of 2 threads), the plan for one
+# process is flat: a machine's levels are for all its workers.
+levels = os.path.join(os.path.dirname(os.path.abspath(__file__)), "levels-2x2.json")
+done = subprocess.run([vecbsp, "run", program, "-D", "n=1000", "--random", "4", "-p", "4", "--backend", "hybrid",
+                       "--nodes", "2", "--machine", levels, "--plan", "best,regions=sequential", "--json"],
+                      env=env, capture_output=True, text=True)
+if done.returncode != 0:
+    failures.append(f"hybrid on levels-2x2.json, sending nothing: {done.stderr}")
+elif (json.loads(done.stdout)["result"], json.loads(done.stdout)["processes"]) != (want, 1):
+    failures.append(f"hybrid on levels-2x2.json, sending nothing: {done.stdout}; eval {want}, expected on 1 process")
+
 
 def compiled_after(cache, *runs):
     """The programs in cache after each run of mss5 (run's arguments after -p)."""
