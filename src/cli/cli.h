@@ -135,10 +135,10 @@ char *cli_tool_path(Arena *a, const char *name);
 // plan.c: the machine the user gave: --machine, else $VECBSP_MACHINE, else NULL.
 const char *cli_given_machine(const Options *opt);
 // The machine `run` plans for: the one given, else the built-in local one
-// (cost and sweep predict run's plan with it).
+// (cost and sweep predict run's plan with it), at opt's p.
 Machine cli_planning_machine(Arena *a, const Options *opt);
-// The machine cli_plan plans with, for any p: the planning machine, with
-// its levels on the hybrid backend only.
+// The same at any p, as cli_plan plans with it: with its levels on the
+// hybrid backend only.
 Machine cli_plan_machine(Arena *a, const Options *opt);
 // The plan of prog for p processes and these params (NULL: not
 // bound, the planner's default guess) as --plan asks: the papers' template
@@ -221,14 +221,15 @@ RunOutcome runner_measure(Arena *a, const char *exe, const Options *opt, int p);
 // (--profile, --trace: each process's counts are compared with the
 // model's at p); else p.
 int runner_processes(const Plan *pl, const Options *opt, int p);
-// The plan that runs for pl, made for p on the machine `planning`: pl, or
-// where it runs on one process, the plan for one process (flat), so that
-// such a run at -p P is the run at -p 1. The two programs run every region
-// whole on process 0, but their code around the regions differs (inputs
-// read whole or by blocks), and gcc compiled the same region slower in one
-// (running-pairs at p = 2 took 1.13-1.33 times as long as at p = 1).
-const Plan *runner_executed_plan(Program *prog, const int64_t *params, const Plan *pl, const Options *opt, int p,
-                                 Machine planning, bool block_result);
+// The plan that runs for pl (made on the machine `planning` as --plan spec
+// asks) on `processes` (runner_processes): pl, or on one process, the plan
+// for one process (flat), so that such a run at -p P is the run at -p 1.
+// The two programs run every region whole on process 0, but their code
+// around the regions differs (inputs read whole or by blocks), and gcc
+// compiled the same region slower in one (running-pairs at p = 2 took
+// 1.13-1.33 times as long as at p = 1).
+const Plan *runner_executed_plan(Program *prog, const int64_t *params, const Plan *pl, int processes, Machine planning,
+                                 const char *spec, bool block_result);
 // The --nodes a run of a plan takes: the one given; on the hybrid backend
 // without one, for a plan of a machine with levels, the root's children
 // (so that each MPI rank is a node of the machine).

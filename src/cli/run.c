@@ -107,7 +107,8 @@ int cmd_run(int argc, char **argv) {
   // wait at its barriers, for the CPU that other programs took meanwhile.
   // It runs as the program made for one process (runner_executed_plan).
   int processes = runner_processes(pl, &counted, p);
-  const Plan *executed = runner_executed_plan(prog, params, pl, &counted, p, cli_plan_machine(a, &opt), opt.output != NULL);
+  const Plan *executed =
+      runner_executed_plan(prog, params, pl, processes, cli_plan_machine(a, &opt), opt.plan, opt.output != NULL);
   progress_step(0, "generating and compiling the program");
   char *exe = runner_build(a, prog, executed, &counted);
   progress_step(0, arena_printf(a, "running on %d process%s", processes, processes == 1 ? "" : "es"));

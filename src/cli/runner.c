@@ -370,12 +370,12 @@ int runner_processes(const Plan *pl, const Options *opt, int p) {
   return !counted && plan_one_process(pl) ? 1 : p;
 }
 
-const Plan *runner_executed_plan(Program *prog, const int64_t *params, const Plan *pl, const Options *opt, int p,
-                                 Machine planning, bool block_result) {
-  if (runner_processes(pl, opt, p) == p) return pl;
+const Plan *runner_executed_plan(Program *prog, const int64_t *params, const Plan *pl, int processes, Machine planning,
+                                 const char *spec, bool block_result) {
+  if (processes == pl->p) return pl;
   planning.p = 1;
   planning.tree = NULL;  // a machine's levels are for all its workers
-  return cost_plan(prog, params, &planning, opt->plan, block_result);
+  return cost_plan(prog, params, &planning, spec, block_result);
 }
 
 void runner_free(RunOutcome *o) {

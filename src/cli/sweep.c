@@ -231,13 +231,23 @@ static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw-
 // Seconds of each steadiness measurement: at some 10 us a timing, thousands.
 #define STEADINESS_SECONDS 0.2
 
-// The plan that runs for sample k (runner_executed_plan).
-static const Plan *executed_plan(Sweep *sw, Arena *a, int64_t k) {
-  int64_t i = k / sw->nprogs;
+// Sample k's options as it runs: its point's, with the --nodes its plan takes.
+static Options run_options(Sweep *sw, Arena *a, int64_t k) {
+  Options o = point_options(sw, a, k / sw->nprogs);
+  o.nodes = runner_nodes(sw->samples[k].plan, &o);
+  return o;
+}
+
+// Sample k compiled as it runs (runner_executed_plan), and in *processes
+// how many processes it runs on.
+static char *build_sample(Sweep *sw, Arena *a, int64_t k, int *processes) {
   Program *prog = sw->progs[k % sw->nprogs];
-  Options o = point_options(sw, a, i);
-  return runner_executed_plan(prog, cli_bind_params(a, prog, &o), sw->samples[k].plan, &o, point_p(sw, i),
-                              sw->planning, false);
+  const Plan *pl = sw->samples[k].plan;
+  Options o = run_options(sw, a, k);
+  *processes = runner_processes(pl, &o, point_p(sw, k / sw->nprogs));
+  const Plan *executed =
+      runner_executed_plan(prog, cli_bind_params(a, prog, &o), pl, *processes, sw->planning, sw->opt.plan, false);
+  return runner_build(a, prog, executed, &sw->opt);
 }
 
 // --measure: every program compiled once, measured at every point
@@ -255,10 +265,11 @@ static void measure(Sweep *sw) {
   Arena *a = arena_new();
   int64_t runs = sw->npoints * sw->nprogs;
   char **exe = arena_calloc(a, (size_t)runs, sizeof *exe);
+  int *processes = arena_calloc(a, (size_t)runs, sizeof *processes);
   progress_begin("sweep: compiling", runs);
   for (int64_t k = 0; k < runs; k++) {
     progress_step(k, point_text(sw, a, k / sw->nprogs, (int)(k % sw->nprogs)));
-    exe[k] = runner_build(a, sw->progs[k % sw->nprogs], executed_plan(sw, a, k), &sw->opt);
+    exe[k] = build_sample(sw, a, k, &processes[k]);
   }
   progress_begin("sweep: measuring", rounds * runs);
   for (int64_t i = 0; i < sw->npoints; i++) p = point_p(sw, i) > p ? point_p(sw, i) : p;
@@ -268,16 +279,15 @@ static void measure(Sweep *sw) {
   for (int round = 0; round < rounds; round++) {
     for (int64_t i = 0; i < sw->npoints; i++) {
       Arena *point = arena_new();
-      Options o = point_options(sw, point, i);
       for (int j = 0; j < sw->nprogs; j++) {
-        progress_step(round * runs + i * sw->nprogs + j,
+        int64_t k = i * sw->nprogs + j;
+        progress_step(round * runs + k,
                       rounds > 1 ? arena_printf(point, "round %d, %s", round + 1, point_text(sw, point, i, j))
                                  : point_text(sw, point, i, j));
         Sample *s = sample(sw, i, j);
-        Options run = o;
-        run.nodes = runner_nodes(s->plan, &o);
-        RunOutcome r = runner_measure(point, exe[i * sw->nprogs + j], &run, runner_processes(s->plan, &run, point_p(sw, i)));
-        medians[(i * sw->nprogs + j) * rounds + round] = r.median;
+        Options run = run_options(sw, point, k);
+        RunOutcome r = runner_measure(point, exe[k], &run, processes[k]);
+        medians[k * rounds + round] = r.median;
         s->measured_min = round == 0 ? r.min : fmin(s->measured_min, r.min);
         runner_free(&r);
       }
