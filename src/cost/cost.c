@@ -77,14 +77,18 @@ static void share(double count[CAL_TERMS], int alone, int shared_term, double sh
 
 // c's local calibration counts, CAL_OPS .. CAL_LAT_FLOAT, into count (zero);
 // the shares of its loads, stores and unpacked words count as *_MEM, and of
-// those the part streamed beside other processes as *_SHARED.
+// those the part streamed beside other processes as *_SHARED. A packed
+// pair is one operation and, in the cache, one store instruction; from
+// memory its words cost the core a store each still (the memory binds such
+// a stream: docs/cost-model.md, "Packed pairs").
 static void local_counts(const ExactCounts *c, MemoryShares shares, double count[CAL_TERMS]) {
-  count[CAL_OPS] = (double)(c->ops + c->selects + c->shift_ops), count[CAL_DIVS] = (double)c->divs, count[CAL_ELEMS] = (double)c->elems;
+  count[CAL_OPS] = (double)(c->ops + c->selects + c->shift_ops - c->packed_ops), count[CAL_DIVS] = (double)c->divs, count[CAL_ELEMS] = (double)c->elems;
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->loads, shares.arrays);
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->acc_loads, shares.accumulator);
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->reloads, shares.reloads);
   split(count, CAL_ACC_STORES, CAL_ACC_STORES_MEM, (double)c->acc_loads, shares.arrays);
   split(count, CAL_STORES, CAL_STORES_MEM, (double)c->stores, shares.arrays);
+  count[CAL_STORES] -= (1 - shares.arrays) * (double)c->packed_stores;  // a pair's one store in the cache
   split(count, CAL_UNPACKED, CAL_UNPACKED_MEM, (double)c->unpacked, shares.arrays);
   share(count, CAL_LOADS_MEM, CAL_LOADS_SHARED, shares.streaming);
   share(count, CAL_STORES_MEM, CAL_STORES_SHARED, shares.streaming);

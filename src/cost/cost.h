@@ -83,6 +83,9 @@ typedef struct ExactCounts {
   int64_t shift_ops;  // instructions beyond the one counted of the ints' / and % by a power of two
                       // literal (shifts, adds, masks: plan_shift_extra; counted in the
                       // calibration's op, not in W)
+  int64_t packed_ops;     // pairs computed by one vector operation and stored by one
+  int64_t packed_stores;  // 16-byte store (plan_packed_pair): an operation and a store
+                          // instruction fewer each than counted (W and the words keep them)
   int64_t divs;    // of which / and % by a divisor that is not an integer literal
   int64_t muls;    // of which integer * with no literal operand (by a literal, the compiler shifts and adds)
   int64_t literal_divs;  // / and % by an integer literal: a multiplication by the reciprocal and shifts

@@ -125,6 +125,20 @@ enum { OVERLAPPED_STEPS = 8 };
 
 // iterations of a loop whose carried dependency is carried (plan.c), less
 // the steps the code around the loop hides.
+// n pairs stage stores, made of the elements of producer by its function's
+// made applications: packed or not.
+static void count_packed(Ex *x, const Ir *stage, const Ir *producer, int64_t n, int64_t made) {
+  if (!plan_packed_pair(stage, producer)) return;
+  x->now->packed_stores = add(x->now->packed_stores, n);
+  x->now->packed_ops = add(x->now->packed_ops, made);
+}
+
+// The applications of a map or prefix making n elements (a prefix's first
+// is its first element, or the seed applied to it).
+static int64_t applications(const Ir *stage, int64_t n, bool seeded) {
+  return stage->kind == IR_PREFIX && !seeded && n > 0 ? n - 1 : n;
+}
+
 static void count_carried(Counts *c, const int carried[LAT_CLASSES], int64_t iterations) {
   iterations = iterations > OVERLAPPED_STEPS ? iterations - OVERLAPPED_STEPS : 0;
   for (int k = 0; k < LAT_CLASSES && iterations > 0; k++) c->carried[k] = add(c->carried[k], mul(carried[k], iterations));
@@ -565,8 +579,10 @@ static Shape *local_skeleton(Ex *x, Ir *e) {
   if (e->kind == IR_PAIR_MAP && !e->b->fused) *loads_of(x, c, e, 2) += array_words(e->b->ty, len(b));
   if (e->kind != IR_FOLD && !e->fused) {  // its result, stored (or written over the accumulator)
     int64_t result = e->kind == IR_INITS || e->kind == IR_TAILS ? 2 * len(a) : array_words(e->ty, len(a));
-    if (!e->in_place) c->stores += result;
-    else if (result > x->accumulator) x->accumulator = result;
+    if (!e->in_place) {
+      c->stores += result;
+      count_packed(x, e, e->a->fused ? e->a : NULL, len(a), applications(e, len(a), false));
+    } else if (result > x->accumulator) x->accumulator = result;
   }
   count_carried(c, e->carried, len(a) - (e->kind == IR_FOLD || e->kind == IR_PREFIX));
   if (!e->fused) c->elems += len(a);  // a fused generator's elements are its consumer's iterations
@@ -1088,6 +1104,22 @@ static Shape *pass_elements(Ex *x, Run *u, const Step *s, int last, int k) {
   return cur;
 }
 
+// The pairs a pass's sink stores on process k, n of them, packed or not:
+// made from the stage before it in the pass, or from memory; by the sink's
+// function, or by the lower total's applied to the stored local prefix
+// (none on the first process).
+static void count_pass_packed(Ex *x, const Run *u, const Step *s, int k, int64_t n) {
+  const Region *r = u->r;
+  const Ir *sink = r->stages[s->to];
+  if (s->src == SRC_OFFSET && s->to == s->from) {
+    count_packed(x, sink, NULL, n, u->offset[s->to][k] ? n : 0);
+    return;
+  }
+  const Ir *producer = s->to > s->from ? r->stages[s->to - 1] : NULL;
+  bool seeded = (s->seeded >> s->to & 1) && u->offset[s->to][k];
+  count_packed(x, sink, producer, n, applications(sink, n, seeded));
+}
+
 // A pass on process k: its loop over the block, its generators and its sink.
 static void run_pass(Ex *x, Run *u, const Step *s, const Step *next, int k) {
   Region *r = u->r;
@@ -1106,6 +1138,7 @@ static void run_pass(Ex *x, Run *u, const Step *s, const Step *next, int k) {
   switch (s->sink) {
   case SINK_STORE:
     x->now->stores = add(x->now->stores, array_words(sink->ty, len(cur)));
+    count_pass_packed(x, u, s, k, len(cur));
     u->blk[k] = cur;
     u->placed = next && next->kind == STEP_GATHER;
     return;
@@ -1118,6 +1151,7 @@ static void run_pass(Ex *x, Run *u, const Step *s, const Step *next, int k) {
   case SINK_SCAN:
     cur = prefix_vec(x, sink, env, followable(x, cur, u->n));
     x->now->stores = add(x->now->stores, mul(slot(sink->ty->a), len(cur)));
+    count_pass_packed(x, u, s, k, len(cur));
     u->scan[s->to][k] = cur;
     u->total[s->to][k] = len(cur) ? shape_elem(cur, len(cur) - 1) : NULL;
     return;

@@ -381,6 +381,65 @@ int plan_shift_extra(const Ir *e) {
   return e->op == OP_DIV ? (m == 2 ? 2 : 3) : (m == 2 ? 3 : 4);
 }
 
+// Packed pairs: what gcc -O2's SLP vectoriser does with a stored pair of
+// two ints or two floats whose halves are one operation (docs/cost-model.md,
+// "Packed pairs"). It computes both halves with one vector instruction and
+// stores them with one 16-byte store, when building the operands' vectors
+// costs it no more than the two instructions that saves.
+
+enum { UNPACKABLE = 1000, PACKED_SAVING = 2 };
+
+static bool var_of(const Ir *e, const IrVar *v) { return e->kind == IR_VAR && e->var == v; }
+
+// Instructions to put two scalars in one vector register: none for two
+// literals; a move into it for a float (an int: a move and a shuffle) and
+// a shuffle, for one value or two the same; two moves and a shuffle for two
+// ints.
+static int build_cost(const Ir *lo, const Ir *hi, bool floats) {
+  bool lo_lit = literal(lo), hi_lit = literal(hi);
+  if (lo_lit && hi_lit) return 0;
+  if (floats) return 1;
+  return lo_lit || hi_lit || (lo->kind == IR_VAR && var_of(hi, lo->var)) ? 2 : 3;
+}
+
+// The cost of the operand vector (lo, hi) of the halves of stage's pair,
+// whose element a fused producer makes (NULL: it is read from memory, a
+// pair whose one 16-byte load the model still counts as two).
+static int operand_cost(const Ir *lo, const Ir *hi, const Ir *stage, const Ir *producer, bool floats) {
+  if (literal(lo) && literal(hi)) return 0;
+  if (lo->kind == IR_VAR && var_of(hi, lo->var)) return build_cost(lo, hi, floats);
+  if (lo->kind != IR_FST || hi->kind != IR_SND || lo->a->kind != IR_VAR || !var_of(hi->a, lo->a->var))
+    return UNPACKABLE;
+  const IrVar *v = lo->a->var;
+  if (stage->kind == IR_PREFIX && v == stage->x) return 0;  // the accumulator: in the register it is packed in
+  const IrVar *element = stage->kind == IR_PREFIX ? stage->y : stage->x;
+  if (v != element) return UNPACKABLE;
+  if (!producer) return 0;  // one 16-byte load
+  if (producer->kind != IR_MAP || producer->body->kind != IR_PAIR) return UNPACKABLE;
+  return build_cost(producer->body->a, producer->body->b, floats);
+}
+
+// The two halves' operations are one: the same, or an int + and - of
+// literals (gcc adds the negated literal).
+static bool one_operation(const Ir *lo, const Ir *hi, bool floats) {
+  if (lo->kind != IR_BINOP || hi->kind != IR_BINOP) return false;
+  bool add_sub = (lo->op == OP_ADD || lo->op == OP_SUB) && (hi->op == OP_ADD || hi->op == OP_SUB);
+  if (lo->op == hi->op) return add_sub || (floats && lo->op == OP_MUL);
+  return add_sub && !floats && literal(lo->b) && literal(hi->b);
+}
+
+bool plan_packed_pair(const Ir *stage, const Ir *producer) {
+  if (stage->kind != IR_MAP && stage->kind != IR_PREFIX) return false;
+  const Ir *body = stage->body;
+  Type *t = stage->ty->a;
+  if (body->kind != IR_PAIR || t->kind != T_PAIR || t->a->kind != t->b->kind) return false;
+  bool floats = t->a->kind == T_FLOAT;
+  if ((!floats && t->a->kind != T_INT) || !one_operation(body->a, body->b, floats)) return false;
+  int cost = operand_cost(body->a->a, body->b->a, stage, producer, floats) +
+             operand_cost(body->a->b, body->b->b, stage, producer, floats);
+  return cost <= PACKED_SAVING;
+}
+
 bool ir_word_flat(Type *t) {
   if (t->kind == T_PAIR) return ir_word_flat(t->a) && ir_word_flat(t->b);
   return t->kind == T_INT || t->kind == T_FLOAT;

@@ -1224,7 +1224,9 @@ static int64_t some_count(void) { return rand() % 1000; }
 
 // The prediction never falls as a count grows or as a share moves from the
 // cache to memory, over random units (memory no cheaper than its twin) and
-// random counts.
+// random counts. Packed pairs are a discount on operations and stores, no
+// more of them than of those; what grows with them is a packed pair: two
+// operations and two stored words, one of each packed.
 static void test_monotone(void) {
   srand(20);
   int falls = 0;
@@ -1234,11 +1236,15 @@ static void test_monotone(void) {
     calibration_floor_twins(unit);
     ExactCounts c = {0};
     for (size_t at = 0; at < offsetof(ExactCounts, invariant); at += sizeof(int64_t)) *(int64_t *)((char *)&c + at) = some_count();
+    c.packed_ops %= c.ops + 1, c.packed_stores %= c.stores + 1;
     MemoryShares sh = {rand() % 5 / 4.0, rand() % 5 / 4.0, rand() % 5 / 4.0, 0};
     double before = cost_local_seconds(unit, &c, sh);
     ExactCounts more = c;
     int64_t *field = (int64_t *)&more + rand() % (int)(offsetof(ExactCounts, invariant) / sizeof(int64_t));
-    *field += 1 + some_count();
+    if (field == &more.packed_ops || field == &more.packed_stores)
+      more.packed_ops++, more.ops += 2, more.packed_stores++, more.stores += 2;
+    else
+      *field += 1 + some_count();
     MemoryShares deeper = sh;
     double *share = rand() % 2 ? &deeper.arrays : rand() % 2 ? &deeper.accumulator : &deeper.reloads;
     *share = fmin(1, *share + 0.25);
@@ -1312,6 +1318,36 @@ static void test_vector_folds(void) {
   CHECK(shares.arrays == 1 && shares.accumulator == 0.5, "shares: 8000 bytes all in memory, 600 half way from 400 to 800");
   shares = cost_memory_shares(&cache, &(ExactResult){.p = 2, .footprint = 1000, .accumulator = 25});
   CHECK(shares.accumulator == (400 - 200) / 800.0, "two accumulators of 200 bytes at p = 2: %g", shares.accumulator);
+  arena_free(a);
+}
+
+// Packed pairs (plan_packed_pair), by hand: the running sums and counts of
+// n = 10 at p = 1 store 10 pairs, 9 of them made by two additions, each
+// pair one vector addition and one store; at p = 2 (the paper's plan, two
+// passes) each process's first pass stores its 5 local sums packed (4
+// additions), and its second, adding the lower total to stored pairs,
+// packs them too. mss (5)'s operator, of two different operations, packs
+// nothing.
+static void test_packed_pairs(void) {
+  Arena *a = arena_new();
+  Program *pairs = load_text(a, "param n\ninput x : [n]int\n"
+                                "main = prefix (\\a b -> (fst a + fst b, snd a + snd b)) (map (\\y -> (y, 1)) x)\n");
+  ExactResult x;
+  exact_cost(a, pairs, params_of(a, pairs, "n=10"), plan_paper(lower_program(pairs), 1), &x);
+  const ExactCounts *c = &x.steps[0].procs[0];
+  CHECK(c->ops == 18 && c->packed_ops == 9 && c->stores == 20 && c->packed_stores == 10,
+        "running pairs, p = 1: ops %lld packed %lld, stores %lld packed %lld", (long long)c->ops,
+        (long long)c->packed_ops, (long long)c->stores, (long long)c->packed_stores);
+  double unit[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_STORES] = 10};
+  CHECK(cost_local_seconds(unit, c, (MemoryShares){0}) == 9 + 10 * 10, "priced: 9 operations, 10 stores");
+  exact_cost(a, pairs, params_of(a, pairs, "n=10"), plan_paper(lower_program(pairs), 2), &x);
+  int64_t packed_ops = 0, packed_stores = 0;
+  for (int i = 0; i < x.nsteps; i++) packed_ops += x.steps[i].procs[1].packed_ops, packed_stores += x.steps[i].procs[1].packed_stores;
+  CHECK(packed_ops == 4 + 5 && packed_stores == 5 + 5, "running pairs, p = 2, process 1: %lld packed operations, %lld stores",
+        (long long)packed_ops, (long long)packed_stores);
+  Program *mss5 = load_file(a, "examples/mss5.vec");
+  exact_cost(a, mss5, params_of(a, mss5, "n=10"), plan_paper(lower_program(mss5), 1), &x);
+  CHECK(x.steps[0].procs[0].packed_ops == 0 && x.steps[0].procs[0].packed_stores == 0, "mss (5): nothing packed");
   arena_free(a);
 }
 
@@ -1424,6 +1460,7 @@ static const TestGroup groups[] = {
     {"vector-folds", test_vector_folds}, {"reloads", test_reloads},       {"alternatives", test_alternatives},
     {"neighbours", test_neighbours},     {"invariants", test_invariants},
     {"planner", test_planner},           {"twins", test_twins}, {"streaming", test_streaming},               {"monotone", test_monotone},
+    {"packed-pairs", test_packed_pairs},
 };
 
 int main(int argc, char **argv) { return run_groups(groups, sizeof groups / sizeof *groups, argc, argv); }
