@@ -28,16 +28,24 @@ class Workspace:
         """cmd's stdout; a failure raises subprocess.CalledProcessError."""
         return subprocess.run(cmd, env=dict(self.env, **env), check=True, capture_output=True, text=True).stdout
 
-    def slow_share(self, backend="threads", p=2):
-        """The share of the timings of a fixed loop that were slow just now,
-        on p processes (bspprobe --steadiness); None if it could not run."""
+    def steadiness(self, backend="threads", p=2, seconds=0.2):
+        """A fixed loop timed back to back for seconds on p processes, just
+        now (bspprobe --steadiness): its slow_share (the share of timings
+        over slow_factor times its fast time) and canary_seconds (that fast
+        time); None if it could not run."""
         probe = "bspprobe" if backend == "threads" else "bspprobe-mpi"
         cmd = [os.path.join(self.build, "bsprun"), "--backend=" + backend, "-n", str(p),
-               os.path.join(self.build, probe), "--steadiness", "0.2"]
+               os.path.join(self.build, probe), "--steadiness", str(seconds)]
         try:
-            return json.loads(self.run(cmd)).get("steadiness", {}).get("slow_share")
+            return json.loads(self.run(cmd)).get("steadiness")
         except (subprocess.CalledProcessError, ValueError):
             return None
+
+    def slow_share(self, backend="threads", p=2):
+        """The share of the timings of a fixed loop that were slow just now
+        (steadiness); None if it could not run."""
+        st = self.steadiness(backend, p)
+        return st.get("slow_share") if st else None
 
 
 class Progress:

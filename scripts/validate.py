@@ -14,13 +14,14 @@ among the default configurations.
 Measurement, for a machine whose speed changes from one moment to the next:
 every configuration is probed and predicted first, then measured in R
 rounds (default 3); each round takes every configuration in turn (the
-first one rotating from round to round), checks the cores' steadiness
-(bspprobe --steadiness) and runs every program at every size once, in
-turn (A B C ... A B C ...), each run the median of K repetitions (default 5)
-after two untimed ones (`vecbsp run --repeat`). A row's measured time is its fastest round's median
-(as the probe's calibration takes its own), beside the median of the rounds
-and the spread (max - min) / min of the rounds; a row measured in a round
-that was not steady is marked.
+first one rotating from round to round) and runs every program at every
+size once, in turn (A B C ... A B C ...), each run the median of K
+repetitions (default 5) after two untimed ones (`vecbsp run --repeat`),
+just after a check of the cores' steadiness (bspprobe --steadiness, on
+threads). A row's measured time is its fastest round's median (as the
+probe's calibration takes its own), beside the median of the rounds and
+the spread (max - min) / min of the rounds; a row whose fastest round's
+check was not steady is marked.
 
 Writes FILE.md (default docs/validation.md) with a table and a plot per
 configuration (FILE's directory, figures/FILE-BACKEND-pP.svg), every
@@ -38,6 +39,16 @@ import sys
 import time
 
 from measuring import Progress, Workspace, spread, steady
+
+# A row's steadiness check: a fixed loop timed for this long just before it.
+# Slow spells of this machine last from milliseconds to minutes; a check a
+# round, before rows that take minutes, found rounds steady whose rows ran
+# 1.3-1.9 times their time of another round.
+CHECK_SECONDS = 0.05
+# A check whose loop's fast time is over this many times the fastest of the
+# whole validation's (at the same p) was made wholly in a slow spell
+# (bspprobe's slow_factor, src/bsp/probe.c).
+SLOW_FACTOR = 1.25
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -194,7 +205,7 @@ def measure_once(row, machine, cfg):
 def predicted_row(row, machine, p):
     """A row's predictions, or its refusal by the analysis."""
     res = {"name": row[0], "defs": " ".join(row[2]), "example": row[0] in EXAMPLE_SIZES, "rounds": [],
-           "unsteady": False}
+           "checks": []}
     try:
         res.update(exact=predict(row, machine, p, "exact"), paper=predict(row, machine, p, "paper"))
     except Refused as e:
@@ -229,39 +240,66 @@ def prepare_config(all_rows, cfg):
         predicted.append(predicted_row(r, machine, cfg.p))
     seconds["predict"] = time.monotonic() - clock
     seconds["measure"] = 0
-    return {"cfg": cfg, "machine": machine, "seconds": seconds, "slow": [],
+    return {"cfg": cfg, "machine": machine, "seconds": seconds,
             "rows": [r for r, res in zip(all_rows, predicted) if "refused" not in res],
             "results": [res for res in predicted if "refused" not in res],
             "refused": [res for res in predicted if "refused" in res]}
 
 
+def check_processes(cfg):
+    """The processes of a configuration's steadiness checks: its p, on threads, whatever its backend (the
+    cores' steadiness; a launch of mpirun takes half a second), at most one a core."""
+    return min(cfg.p, os.cpu_count() or 1)
+
+
 def measure_round(run, rnd):
-    """One round of a configuration: its steadiness, then each of its rows once."""
+    """One round of a configuration: each of its rows once, each just after a check of the cores'
+    steadiness."""
     cfg, clock = run["cfg"], time.monotonic()
-    # No bspprobe runs hybrid: its steadiness is taken on MPI at the same p.
-    share = WS.slow_share("mpi" if cfg.ranks else cfg.backend, cfg.p)
-    run["slow"].append(share)
-    PROGRESS.say(f"  {cfg.label}: round {rnd + 1} of {A['rounds']} (slow timings {share})")
     for i, (row, res) in enumerate(zip(run["rows"], run["results"])):
         PROGRESS.show(f"{cfg.label}: measuring, round {rnd + 1} of {A['rounds']}", i, len(run["rows"]),
                       f"{row[0]} {' '.join(row[2])}")
+        res["checks"].append(WS.steadiness("threads", check_processes(cfg), CHECK_SECONDS))
         res["rounds"].append(measure_once(row, run["machine"], cfg))
-        res["unsteady"] |= not steady(share)
+    slow = sum(not steady(r["checks"][-1] and r["checks"][-1]["slow_share"]) for r in run["results"])
+    PROGRESS.say(f"  {cfg.label}: round {rnd + 1} of {A['rounds']} ({slow} of {len(run['results'])} checks "
+                 "with over 5% of their timings slow)")
     run["seconds"]["measure"] += time.monotonic() - clock
 
 
-def finish_config(run):
-    """A configuration's report: each row's measured time, spread and errors."""
+def fastest_checks(runs):
+    """The fastest loop time of every check, by the checks' processes."""
+    fastest = {}
+    for run in runs:
+        k = check_processes(run["cfg"])
+        for res in run["results"]:
+            for c in res["checks"]:
+                if c:
+                    fastest[k] = min(fastest.get(k, c["canary_seconds"]), c["canary_seconds"])
+    return fastest
+
+
+def check_steady(check, fastest):
+    """A check is steady when it ran, its timings were no more than 5% slow, and its loop's fast time was
+    not that of a slow spell throughout."""
+    return bool(check) and steady(check["slow_share"]) and check["canary_seconds"] <= SLOW_FACTOR * fastest
+
+
+def finish_config(run, fastest):
+    """A configuration's report: each row's measured time, spread and errors, and whether its fastest round
+    was measured while the machine was steady."""
     cfg, machine = run["cfg"], run["machine"]
     for res in run["results"]:
         res["measured"] = min(res["rounds"])
+        best = res["rounds"].index(res["measured"])
+        res["unsteady"] = not check_steady(res["checks"][best], fastest.get(check_processes(cfg), 0))
         res["median"] = statistics.median(res["rounds"])
         res["spread"] = spread(res["rounds"])
         for model in ("exact", "paper"):
             res[model + "_error"] = (res[model] - res["measured"]) / res["measured"]
     return {"backend": cfg.backend, "p": cfg.p, "ranks": cfg.ranks, "label": cfg.label, "tag": cfg.tag,
             "machine": machine, "probe_slow_share": probe_slow_share(machine), "rows": run["results"],
-            "refused": run["refused"], "slow_shares": run["slow"], "seconds": run["seconds"]}
+            "refused": run["refused"], "seconds": run["seconds"]}
 
 
 def validate_configs(all_rows, cfgs):
@@ -272,7 +310,8 @@ def validate_configs(all_rows, cfgs):
     for rnd in range(A["rounds"]):
         for k in range(len(runs)):
             measure_round(runs[(rnd + k) % len(runs)], rnd)
-    return [finish_config(run) for run in runs]
+    fastest = fastest_checks(runs)
+    return [finish_config(run, fastest) for run in runs]
 
 
 # ---------------------------------------------------------------- summaries
@@ -341,16 +380,20 @@ def report(configs, started):
         f"size once, in turn, each run the median of {A['repeat']} repetitions after two untimed ones. *measured* is the",
         "fastest round's median (the probe's own rule), *median* the median of the",
         "rounds, *spread* (max - min) / min of the rounds: how far the machine",
-        "repeats itself, a floor for any prediction. A row marked * was measured",
-        "in a round when a fixed loop took over 1.25 times its fastest time in more",
-        "than 5% of its timings (not steady). error = (predicted - measured) / measured.",
+        "repeats itself, a floor for any prediction. Every run follows a check of",
+        f"the cores' steadiness: a fixed loop timed for {CHECK_SECONDS} s (bspprobe --steadiness, on",
+        "threads at the configuration's p). A row is marked * (not steady) when the",
+        "check before its fastest round had over 5% of its timings slow (over",
+        f"{SLOW_FACTOR} times the loop's fast time), or a fast time itself over {SLOW_FACTOR} times the",
+        "fastest of all the validation's checks at that p (made wholly in a slow",
+        "spell); *steady rows* are the others. error = (predicted - measured) / measured.",
         "Ranking counts the pairs of rows whose measured times differ by more than",
         "10%, and how many the model orders right.",
         "",
         "## Summary",
         "",
-        "| configuration | programs | exact: median, largest, over 25% | paper: median, largest | ranking right (exact) | ranking right (paper) | spread: median, largest | rows not steady |",
-        "|---|---|---|---|---|---|---|---|",
+        "| configuration | programs | exact: median, largest, over 25% | exact, steady rows: median, largest | paper: median, largest | ranking right (exact) | ranking right (paper) | spread: median, largest | rows not steady |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for which, keep in (("corpus", False), ("examples", True)):
         for cfg in configs:
@@ -358,9 +401,12 @@ def report(configs, started):
             if not rows:
                 continue
             e, pa = summary(rows, "exact"), summary(rows, "paper")
+            steady_rows = [abs(r["exact_error"]) for r in rows if not r["unsteady"]]
+            on_steady = (f"{100 * statistics.median(steady_rows):.1f}%, {100 * max(steady_rows):.1f}%"
+                         if steady_rows else "none")
             spreads = [r["spread"] for r in rows]
             lines.append(f"| {cfg['label']} | {which} | {100 * e['median']:.1f}%, "
-                         f"{100 * e['largest']:.1f}%, {e['over25']} | {100 * pa['median']:.1f}%, "
+                         f"{100 * e['largest']:.1f}%, {e['over25']} | {on_steady} | {100 * pa['median']:.1f}%, "
                          f"{100 * pa['largest']:.1f}% | {e['right']} of {e['pairs']} | {pa['right']} of {pa['pairs']} | "
                          f"{100 * statistics.median(spreads):.1f}%, {100 * max(spreads):.1f}% | "
                          f"{sum(r['unsteady'] for r in rows)} of {len(rows)} |")
@@ -404,9 +450,11 @@ def main():
     PROGRESS.end()
     report(configs, started)
     for cfg in configs:
-        e = summary([r for r in cfg["rows"] if not r["example"]], "exact")
+        corpus_rows = [r for r in cfg["rows"] if not r["example"]]
+        e = summary(corpus_rows, "exact")
         print(f"{cfg['label']}, corpus: exact median {100 * e['median']:.1f}%, largest "
-              f"{100 * e['largest']:.1f}%, ranking {e['right']} of {e['pairs']}")
+              f"{100 * e['largest']:.1f}%, ranking {e['right']} of {e['pairs']}, "
+              f"{sum(not r['unsteady'] for r in corpus_rows)} of {len(corpus_rows)} rows steady")
     print(f"wrote {os.path.relpath(A['out'])} and its .json")
 
 

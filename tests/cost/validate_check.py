@@ -2,8 +2,8 @@
 """validate_check.py VECBSP: scripts/validate.py on two programs (threads,
 p = 2, and hybrid on 2 ranks of 2 threads, recorded machine files instead
 of probes): every row's figures recomputed here from its rounds and from
-vecbsp cost run here, and the summary lines of the report equal to the
-errors recomputed."""
+vecbsp cost run here, its mark of steadiness from its checks, and the
+summary lines of the report equal to the errors recomputed."""
 import json
 import os
 import shutil
@@ -81,6 +81,21 @@ try:
             failures.append(f"the report does not say: {words}")
     for cfg in configs:
         check_config(cfg, machines[cfg["tag"]], report, os.path.join(tmp, "figures"))
+    # A steadiness check before every run; a row is not steady when the one
+    # before its fastest round saw over 5% of its timings slow, or a loop time
+    # over 1.25 times the fastest of every check at the same number of
+    # processes (here 2 in both: the hybrid's 4 on 2 cores).
+    checks = [c for cfg in configs for r in cfg["rows"] for c in r["checks"]]
+    if len(checks) != 2 * 2 * 4 or not all(c and c["canary_seconds"] > 0 for c in checks):
+        failures.append(f"{len(checks)} steadiness checks, or one that did not run")
+    else:
+        fastest = min(c["canary_seconds"] for c in checks)
+        for cfg in configs:
+            for r in cfg["rows"]:
+                c = r["checks"][r["rounds"].index(min(r["rounds"]))]
+                slow = c["slow_share"] > 0.05 or c["canary_seconds"] > 1.25 * fastest
+                if r["unsteady"] != slow:
+                    failures.append(f"{cfg['label']} {r['name']} {r['defs']}: marked {r['unsteady']}, its check {c}")
 finally:
     shutil.rmtree(tmp)
 for f in failures:
