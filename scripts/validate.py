@@ -382,7 +382,7 @@ def report(configs, started):
         "rounds, *spread* (max - min) / min of the rounds: how far the machine",
         "repeats itself, a floor for any prediction. Every run follows a check of",
         f"the cores' steadiness: a fixed loop timed for {CHECK_SECONDS} s (bspprobe --steadiness, on",
-        "threads at the configuration's p). A row is marked * (not steady) when the",
+        "threads at the configuration's p, at most one a core). A row is marked * (not steady) when the",
         "check before its fastest round had over 5% of its timings slow (over",
         f"{SLOW_FACTOR} times the loop's fast time), or a fast time itself over {SLOW_FACTOR} times the",
         "fastest of all the validation's checks at that p (made wholly in a slow",
@@ -401,9 +401,9 @@ def report(configs, started):
             if not rows:
                 continue
             e, pa = summary(rows, "exact"), summary(rows, "paper")
-            steady_rows = [abs(r["exact_error"]) for r in rows if not r["unsteady"]]
-            on_steady = (f"{100 * statistics.median(steady_rows):.1f}%, {100 * max(steady_rows):.1f}%"
-                         if steady_rows else "none")
+            steady_errors = [abs(r["exact_error"]) for r in rows if not r["unsteady"]]
+            on_steady = (f"{100 * statistics.median(steady_errors):.1f}%, {100 * max(steady_errors):.1f}%"
+                         if steady_errors else "none")
             spreads = [r["spread"] for r in rows]
             lines.append(f"| {cfg['label']} | {which} | {100 * e['median']:.1f}%, "
                          f"{100 * e['largest']:.1f}%, {e['over25']} | {on_steady} | {100 * pa['median']:.1f}%, "

@@ -118,19 +118,13 @@ static void counts_max(Counts *restrict to, const Counts *restrict c) {
     if (count_at(c, at) > count_at(to, at)) set_count_at(to, at, count_at(c, at));
 }
 
-// A core runs this many steps of a loop's carried dependency while it still
-// works on the code before and after the loop (measured:
-// docs/cost-model.md, "Carried dependencies").
-enum { OVERLAPPED_STEPS = 8 };
-
-// iterations of a loop whose carried dependency is carried (plan.c), less
-// the steps the code around the loop hides.
-// n pairs stage stores, made of the elements of producer by its function's
-// made applications: packed or not.
-static void count_packed(Ex *x, const Ir *stage, const Ir *producer, int64_t n, int64_t made) {
-  if (!plan_packed_pair(stage, producer)) return;
+// n pairs stage stores, made of the elements of producer (NULL: read from
+// memory; offset: by the lower total applied to them) by as many
+// applications of its function: packed or not.
+static void count_packed(Ex *x, const Ir *stage, const Ir *producer, bool offset, int64_t n, int64_t applications) {
+  if (!plan_packed_pair(stage, producer, offset)) return;
   x->now->packed_stores = add(x->now->packed_stores, n);
-  x->now->packed_ops = add(x->now->packed_ops, made);
+  x->now->packed_ops = add(x->now->packed_ops, applications);
 }
 
 // The applications of a map or prefix making n elements (a prefix's first
@@ -138,6 +132,14 @@ static void count_packed(Ex *x, const Ir *stage, const Ir *producer, int64_t n, 
 static int64_t applications(const Ir *stage, int64_t n, bool seeded) {
   return stage->kind == IR_PREFIX && !seeded && n > 0 ? n - 1 : n;
 }
+
+// A core runs this many steps of a loop's carried dependency while it still
+// works on the code before and after the loop (measured:
+// docs/cost-model.md, "Carried dependencies").
+enum { OVERLAPPED_STEPS = 8 };
+
+// iterations of a loop whose carried dependency is carried (plan.c), less
+// the steps the code around the loop hides.
 
 static void count_carried(Counts *c, const int carried[LAT_CLASSES], int64_t iterations) {
   iterations = iterations > OVERLAPPED_STEPS ? iterations - OVERLAPPED_STEPS : 0;
@@ -581,7 +583,7 @@ static Shape *local_skeleton(Ex *x, Ir *e) {
     int64_t result = e->kind == IR_INITS || e->kind == IR_TAILS ? 2 * len(a) : array_words(e->ty, len(a));
     if (!e->in_place) {
       c->stores += result;
-      count_packed(x, e, e->a->fused ? e->a : NULL, len(a), applications(e, len(a), false));
+      count_packed(x, e, e->a->fused ? e->a : NULL, false, len(a), applications(e, len(a), false));
     } else if (result > x->accumulator) x->accumulator = result;
   }
   count_carried(c, e->carried, len(a) - (e->kind == IR_FOLD || e->kind == IR_PREFIX));
@@ -1105,19 +1107,19 @@ static Shape *pass_elements(Ex *x, Run *u, const Step *s, int last, int k) {
 }
 
 // The pairs a pass's sink stores on process k, n of them, packed or not:
-// made from the stage before it in the pass, or from memory; by the sink's
-// function, or by the lower total's applied to the stored local prefix
-// (none on the first process).
+// made by the sink's function from the stage before it in the pass, or
+// from memory; or, in a prefix's second pass, by the lower blocks' total
+// applied to its stored local prefix (on every process but the first).
 static void count_pass_packed(Ex *x, const Run *u, const Step *s, int k, int64_t n) {
   const Region *r = u->r;
   const Ir *sink = r->stages[s->to];
   if (s->src == SRC_OFFSET && s->to == s->from) {
-    count_packed(x, sink, NULL, n, u->offset[s->to][k] ? n : 0);
+    count_packed(x, sink, NULL, true, n, u->offset[s->to][k] ? n : 0);
     return;
   }
   const Ir *producer = s->to > s->from ? r->stages[s->to - 1] : NULL;
   bool seeded = (s->seeded >> s->to & 1) && u->offset[s->to][k];
-  count_packed(x, sink, producer, n, applications(sink, n, seeded));
+  count_packed(x, sink, producer, false, n, applications(sink, n, seeded));
 }
 
 // A pass on process k: its loop over the block, its generators and its sink.

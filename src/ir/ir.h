@@ -233,9 +233,10 @@ int plan_shift_extra(const Ir *e);
 // Does gcc -O2 compute each pair stage stores with one vector operation and
 // one 16-byte store (its SLP vectoriser), where the model counts two of
 // each? stage is a map or prefix; producer, the fused map making its
-// elements (NULL: they are read from memory). docs/cost-model.md, "Packed
-// pairs".
-bool plan_packed_pair(const Ir *stage, const Ir *producer);
+// elements (NULL: they are read from memory); offset, a prefix's pass
+// applying the lower blocks' total to its stored local prefix.
+// docs/cost-model.md, "Packed pairs".
+bool plan_packed_pair(const Ir *stage, const Ir *producer, bool offset);
 // The skeleton an IR form applies (B_COUNT_ for the other forms).
 Builtin ir_builtin(IrKind k);
 bool ir_is_skeleton(IrKind k);  // plan_is_skeleton of its builtin

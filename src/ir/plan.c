@@ -387,36 +387,41 @@ int plan_shift_extra(const Ir *e) {
 // stores them with one 16-byte store, when building the operands' vectors
 // costs it no more than the two instructions that saves.
 
+// UNPACKABLE: an operand no vector holds, dearer than any saving.
 enum { UNPACKABLE = 1000, PACKED_SAVING = 2 };
 
 static bool var_of(const Ir *e, const IrVar *v) { return e->kind == IR_VAR && e->var == v; }
 
-// Instructions to put two scalars in one vector register: none for two
-// literals; a move into it for a float (an int: a move and a shuffle) and
-// a shuffle, for one value or two the same; two moves and a shuffle for two
-// ints.
-static int build_cost(const Ir *lo, const Ir *hi, bool floats) {
+// Instructions to put `values` scalars (0: two literals; 1: one value, with
+// a literal or twice; 2: two values) in one vector register: a float is in
+// one already (a shuffle); an int moves in (a move each, then a shuffle).
+static int vector_cost(int values, bool floats) {
+  if (values == 0) return 0;
+  return floats ? 1 : values + 1;
+}
+
+static int scalars_cost(const Ir *lo, const Ir *hi, bool floats) {
   bool lo_lit = literal(lo), hi_lit = literal(hi);
-  if (lo_lit && hi_lit) return 0;
-  if (floats) return 1;
-  return lo_lit || hi_lit || (lo->kind == IR_VAR && var_of(hi, lo->var)) ? 2 : 3;
+  bool one = lo_lit || hi_lit || (lo->kind == IR_VAR && var_of(hi, lo->var));
+  return vector_cost(lo_lit && hi_lit ? 0 : one ? 1 : 2, floats);
 }
 
 // The cost of the operand vector (lo, hi) of the halves of stage's pair,
 // whose element a fused producer makes (NULL: it is read from memory, a
-// pair whose one 16-byte load the model still counts as two).
-static int operand_cost(const Ir *lo, const Ir *hi, const Ir *stage, const Ir *producer, bool floats) {
-  if (literal(lo) && literal(hi)) return 0;
-  if (lo->kind == IR_VAR && var_of(hi, lo->var)) return build_cost(lo, hi, floats);
+// pair whose one 16-byte load the model still counts as two). A prefix's
+// accumulator stays in the vector register it is packed in, but the lower
+// total an offset pass applies is made by scalar code before its loop.
+static int operand_cost(const Ir *lo, const Ir *hi, const Ir *stage, const Ir *producer, bool offset, bool floats) {
+  if ((literal(lo) && literal(hi)) || (lo->kind == IR_VAR && var_of(hi, lo->var))) return scalars_cost(lo, hi, floats);
   if (lo->kind != IR_FST || hi->kind != IR_SND || lo->a->kind != IR_VAR || !var_of(hi->a, lo->a->var))
     return UNPACKABLE;
   const IrVar *v = lo->a->var;
-  if (stage->kind == IR_PREFIX && v == stage->x) return 0;  // the accumulator: in the register it is packed in
+  if (stage->kind == IR_PREFIX && v == stage->x) return offset ? vector_cost(2, floats) : 0;
   const IrVar *element = stage->kind == IR_PREFIX ? stage->y : stage->x;
   if (v != element) return UNPACKABLE;
-  if (!producer) return 0;  // one 16-byte load
+  if (!producer) return 0;
   if (producer->kind != IR_MAP || producer->body->kind != IR_PAIR) return UNPACKABLE;
-  return build_cost(producer->body->a, producer->body->b, floats);
+  return scalars_cost(producer->body->a, producer->body->b, floats);
 }
 
 // The two halves' operations are one: the same, or an int + and - of
@@ -428,15 +433,15 @@ static bool one_operation(const Ir *lo, const Ir *hi, bool floats) {
   return add_sub && !floats && literal(lo->b) && literal(hi->b);
 }
 
-bool plan_packed_pair(const Ir *stage, const Ir *producer) {
+bool plan_packed_pair(const Ir *stage, const Ir *producer, bool offset) {
   if (stage->kind != IR_MAP && stage->kind != IR_PREFIX) return false;
   const Ir *body = stage->body;
   Type *t = stage->ty->a;
   if (body->kind != IR_PAIR || t->kind != T_PAIR || t->a->kind != t->b->kind) return false;
   bool floats = t->a->kind == T_FLOAT;
   if ((!floats && t->a->kind != T_INT) || !one_operation(body->a, body->b, floats)) return false;
-  int cost = operand_cost(body->a->a, body->b->a, stage, producer, floats) +
-             operand_cost(body->a->b, body->b->b, stage, producer, floats);
+  int cost = operand_cost(body->a->a, body->b->a, stage, producer, offset, floats) +
+             operand_cost(body->a->b, body->b->b, stage, producer, offset, floats);
   return cost <= PACKED_SAVING;
 }
 

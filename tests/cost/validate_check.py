@@ -83,14 +83,16 @@ try:
         check_config(cfg, machines[cfg["tag"]], report, os.path.join(tmp, "figures"))
     # A steadiness check before every run; a row is not steady when the one
     # before its fastest round saw over 5% of its timings slow, or a loop time
-    # over 1.25 times the fastest of every check at the same number of
-    # processes (here 2 in both: the hybrid's 4 on 2 cores).
-    checks = [c for cfg in configs for r in cfg["rows"] for c in r["checks"]]
-    if len(checks) != 2 * 2 * 4 or not all(c and c["canary_seconds"] > 0 for c in checks):
+    # over 1.25 times the fastest of every check on as many threads (the
+    # configuration's p, at most one a core).
+    def threads(cfg):
+        return min(cfg["p"], os.cpu_count() or 1)
+    checks = [(threads(cfg), c) for cfg in configs for r in cfg["rows"] for c in r["checks"]]
+    if len(checks) != 2 * 2 * 4 or not all(c and c["canary_seconds"] > 0 for _, c in checks):
         failures.append(f"{len(checks)} steadiness checks, or one that did not run")
     else:
-        fastest = min(c["canary_seconds"] for c in checks)
         for cfg in configs:
+            fastest = min(c["canary_seconds"] for k, c in checks if k == threads(cfg))
             for r in cfg["rows"]:
                 c = r["checks"][r["rounds"].index(min(r["rounds"]))]
                 slow = c["slow_share"] > 0.05 or c["canary_seconds"] > 1.25 * fastest
