@@ -325,6 +325,10 @@ json_t *steady_measure(Arena *a, const char *backend, int p, double seconds);
 json_t *steady_merge(json_t *measurements);
 // More than 5% of the timings slow.
 bool steady_is_unsteady(const json_t *steadiness);
+// One of the measurements steady_merge made `merged` of was steady: no more
+// than 5% of its timings slow, and its loop's fast time not that of a slow
+// spell throughout (over slow_factor times the fastest of them all).
+bool steady_check_holds(const json_t *check, const json_t *merged);
 // One line saying how steady the machine was.
 void steady_describe(FILE *out, const json_t *steadiness);
 // A warning on stderr if the machine was not steady `during` something.

@@ -53,6 +53,11 @@ json_t *steady_merge(json_t *measurements) {
 
 bool steady_is_unsteady(const json_t *st) { return cli_number(st, "slow_share") > UNSTEADY_SHARE; }
 
+bool steady_check_holds(const json_t *check, const json_t *merged) {
+  double fastest = cli_number(merged, "canary_seconds");
+  return !steady_is_unsteady(check) && cli_number(check, "canary_seconds") <= cli_number(check, "slow_factor") * fastest;
+}
+
 // "a 8.7 us loop took 2.0 times as long in 66% of 33000 timings", for the
 // table's line and the warning alike.
 static void print_slow(FILE *out, const json_t *st) {

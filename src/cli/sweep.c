@@ -23,6 +23,8 @@ typedef struct Sample {
   double measured;       // --measure: seconds, the fastest round's median of the runs
   double measured_min;   // --measure: fastest run
   double *round_medians; // --measure: each round's median (--rounds of them)
+  json_t **round_checks; // --measure: the steadiness check before each round's run
+  bool unsteady;         // --measure: its fastest round's check was not steady (steady_check_holds)
   const Plan *plan;      // the plan predicted, and measured (as its runner_executed_plan)
 } Sample;
 
@@ -39,7 +41,7 @@ typedef struct Sweep {
   Machine planning;    // the machine the plans are made for (cli_planning_machine)
   const CostClosed **closed;  // by program: the paper model's closed forms (NULL: none)
   Sample *samples;     // by point * nprogs + program
-  json_t *steadiness;  // --measure: the machine's, before the first round and after each (steady.c)
+  json_t *steadiness;  // --measure: the machine's, checked before every run (steady.c)
 } Sweep;
 
 static const char range_syntax[] =
@@ -228,8 +230,10 @@ static void predict(Sweep *sw) {
 
 static Sample *sample(Sweep *sw, int64_t i, int j) { return &sw->samples[i * sw->nprogs + j]; }
 
-// Seconds of each steadiness measurement: at some 10 us a timing, thousands.
-#define STEADINESS_SECONDS 0.2
+// Seconds of the steadiness check before each run: at some 10 us a timing,
+// thousands. A slow spell of this VM can start or end within a round, so a
+// check a round tells little about the runs after it.
+#define CHECK_SECONDS 0.05
 
 // Sample k's options as it runs: its point's, with the --nodes its plan takes.
 static Options run_options(Sweep *sw, Arena *a, int64_t k) {
@@ -258,8 +262,10 @@ static char *build_sample(Sweep *sw, Arena *a, int64_t k, int *processes) {
 // alternatives the ranking compares run seconds apart, not minutes: a
 // machine whose speed drifts shifts them alike. Rounds see a machine whose
 // speed changes from one second to the next (this VM's) in several of its
-// states. The machine's steadiness is measured before the first round and
-// after each, on as many processes as the largest point runs.
+// states. The machine's steadiness is checked before every run, on threads
+// (the cores'; mpirun would take half a second a check) on as many
+// processes as the largest point runs, and a sample is marked by the check
+// before its fastest round.
 static void measure(Sweep *sw) {
   int rounds = sw->opt.rounds, p = 1;
   Arena *a = arena_new();
@@ -274,8 +280,8 @@ static void measure(Sweep *sw) {
   progress_begin("sweep: measuring", rounds * runs);
   for (int64_t i = 0; i < sw->npoints; i++) p = point_p(sw, i) > p ? point_p(sw, i) : p;
   json_t *steadiness = json_array();
-  json_array_append_new(steadiness, steady_measure(a, sw->opt.backend, p, STEADINESS_SECONDS));
-  double *medians = arena_calloc(sw->arena, (size_t)(sw->npoints * sw->nprogs * rounds), sizeof *medians);
+  double *medians = arena_calloc(sw->arena, (size_t)(runs * rounds), sizeof *medians);
+  json_t **checks = arena_calloc(sw->arena, (size_t)(runs * rounds), sizeof *checks);
   for (int round = 0; round < rounds; round++) {
     for (int64_t i = 0; i < sw->npoints; i++) {
       Arena *point = arena_new();
@@ -286,6 +292,8 @@ static void measure(Sweep *sw) {
                                  : point_text(sw, point, i, j));
         Sample *s = sample(sw, i, j);
         Options run = run_options(sw, point, k);
+        checks[k * rounds + round] = steady_measure(a, "threads", p, CHECK_SECONDS);
+        json_array_append_new(steadiness, checks[k * rounds + round]);  // kept alive by sw->steadiness
         RunOutcome r = runner_measure(point, exe[k], &run, processes[k]);
         medians[k * rounds + round] = r.median;
         s->measured_min = round == 0 ? r.min : fmin(s->measured_min, r.min);
@@ -293,14 +301,18 @@ static void measure(Sweep *sw) {
       }
       arena_free(point);
     }
-    json_array_append_new(steadiness, steady_measure(a, sw->opt.backend, p, STEADINESS_SECONDS));
   }
   progress_end();
   sw->steadiness = steady_merge(steadiness);
   json_decref(steadiness);
-  for (int64_t k = 0; k < sw->npoints * sw->nprogs; k++) {
-    sw->samples[k].round_medians = medians + k * rounds;
-    sw->samples[k].measured = runner_fastest_round(medians + k * rounds, rounds);
+  for (int64_t k = 0; k < runs; k++) {
+    Sample *s = &sw->samples[k];
+    s->round_medians = medians + k * rounds;
+    s->round_checks = checks + k * rounds;
+    s->measured = runner_fastest_round(s->round_medians, rounds);
+    int best = 0;
+    while (s->round_medians[best] != s->measured) best++;
+    s->unsteady = !steady_check_holds(s->round_checks[best], sw->steadiness);
   }
   arena_free(a);
 }
@@ -428,7 +440,12 @@ static void print_accuracy(Sweep *sw, FILE *out) {
   if (sw->nprogs > 1)
     fprintf(out, "ranking: right for %d of the %d pairs of programs whose measured times differ by more than 10%%\n",
             acc.ranked_right, acc.pairs);
-  fputs("machine speed, before and after each round: ", out);
+  int64_t unsteady = 0;
+  for (int64_t k = 0; k < sw->npoints * sw->nprogs; k++) unsteady += sw->samples[k].unsteady;
+  if (unsteady)
+    fprintf(out, "* measured just after a check that found the machine not steady (%lld of %lld)\n",
+            (long long)unsteady, (long long)(sw->npoints * sw->nprogs));
+  fputs("machine speed, checked before every run: ", out);
   steady_describe(out, sw->steadiness);
 }
 
@@ -543,7 +560,9 @@ static void print_table(Sweep *sw, FILE *out) {
     for (int j = 0; j < sw->nprogs; j++) {
       Sample *x = sample(sw, i, j);
       int pad = column_width(sw, j) - (m ? 34 : 16);
-      if (m) fprintf(out, "%*s  %10.4g / %10.4g (%+6.1f%%)", pad, "", x->predicted, x->measured, 100 * rel_error(x));
+      if (m)
+        fprintf(out, "%*s  %10.4g / %10.4g%c(%+6.1f%%)", pad, "", x->predicted, x->measured, x->unsteady ? '*' : ' ',
+                100 * rel_error(x));
       else fprintf(out, "%*s%16.4g", pad, "", x->predicted);
     }
     if (sw->nprogs > 1) fprintf(out, "  %s", prog_name(sw, cheapest(sw, i)));
@@ -602,6 +621,12 @@ static json_t *row_json(Sweep *sw, int64_t i, int j) {
     json_t *rounds = json_array();
     for (int r = 0; r < sw->opt.rounds; r++) json_array_append_new(rounds, json_real(x->round_medians[r]));
     json_object_set_new(row, "measured_rounds", rounds);
+    json_t *checks = json_array();
+    for (int r = 0; r < sw->opt.rounds; r++)
+      json_array_append_new(checks, json_pack("{s:O, s:O}", "slow_share", json_object_get(x->round_checks[r], "slow_share"),
+                                              "canary_seconds", json_object_get(x->round_checks[r], "canary_seconds")));
+    json_object_set_new(row, "round_checks", checks);
+    json_object_set_new(row, "steady", json_boolean(!x->unsteady));
     json_object_set_new(row, "error", json_real(rel_error(x)));
   }
   return row;

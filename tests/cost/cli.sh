@@ -147,17 +147,25 @@ rows = json.load(open(sys.argv[1]))["rows"]
 sys.exit(not (len(rows) == 4 and all(len(r["measured_rounds"]) == 3 and r["measured"] == min(r["measured_rounds"])
                                      for r in rows)))' "$tmp/rounds.json" ||
   fail "--rounds: measured is not the fastest of measured_rounds"
-# The machine's steadiness, measured before the first round and after each:
-# four measurements, their timings added up, the fastest loop's time kept,
-# a share of slow timings between 0 and 1.
+# The machine's steadiness, checked before every run: 4 samples x 3 rounds,
+# their timings added up, the fastest loop's time kept, a share of slow
+# timings between 0 and 1; a sample is steady when the check before its
+# fastest round had at most 5% of its timings slow and a loop time within
+# 1.25 times the fastest of all.
 python3 -c 'import json, sys
-st = json.load(open(sys.argv[1]))["steadiness"]
+d = json.load(open(sys.argv[1]))
+st, rows = d["steadiness"], d["rows"]
 ms = st["measurements"]
-sys.exit(not (len(ms) == 4 and st["samples"] == sum(m["samples"] for m in ms) and
+def steady(r):
+    c = r["round_checks"][r["measured_rounds"].index(r["measured"])]
+    return c["slow_share"] <= 0.05 and c["canary_seconds"] <= 1.25 * st["canary_seconds"]
+sys.exit(not (len(ms) == 12 and st["samples"] == sum(m["samples"] for m in ms) and
               st["canary_seconds"] == min(m["canary_seconds"] for m in ms) and 0 <= st["slow_share"] <= 1 and
-              st["slow_factor"] == 1.25))' "$tmp/rounds.json" ||
-  fail "--measure: the steadiness is not four measurements added up"
-grep -q '^machine speed, before and after each round: \(not \)\{0,1\}steady: ' "$tmp/rounds.txt" ||
+              st["slow_factor"] == 1.25 and all(len(r["round_checks"]) == 3 for r in rows) and
+              sorted(c["slow_share"] for r in rows for c in r["round_checks"]) == sorted(m["slow_share"] for m in ms) and
+              all(r["steady"] == steady(r) for r in rows)))' "$tmp/rounds.json" ||
+  fail "--measure: the steadiness is not the checks before every run, or a sample marked otherwise"
+grep -q '^machine speed, checked before every run: \(not \)\{0,1\}steady: ' "$tmp/rounds.txt" ||
   fail "--measure: no steadiness line: $(cat "$tmp/rounds.txt")"
 expect_error "vecbsp: error: --quick and --long exclude each other" "$vecbsp" probe --quick --long
 # Figures JSON cannot carry, counts past 2^63, ranges read in part.
