@@ -83,6 +83,15 @@ def steady(share):
     return share is not None and share <= 0.05
 
 
+def check_steady(check, fastest):
+    """Whether a steadiness check (Workspace.steadiness) was steady: it ran,
+    no more than 5% of its timings were slow, and its loop's fast time was
+    within its slow_factor of `fastest`, the fastest of the checks it is
+    compared with (else it was made wholly in a slow spell), as
+    steady_check_holds (src/cli/steady.c) decides for sweep --measure."""
+    return bool(check) and steady(check["slow_share"]) and check["canary_seconds"] <= check["slow_factor"] * fastest
+
+
 def spread(ts):
     """How far repeated times lie apart: (max - min) / min."""
     return (max(ts) - min(ts)) / min(ts)

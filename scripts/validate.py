@@ -38,17 +38,13 @@ import subprocess
 import sys
 import time
 
-from measuring import Progress, Workspace, spread, steady
+from measuring import Progress, Workspace, check_steady, spread, steady
 
 # A row's steadiness check: a fixed loop timed for this long just before it.
 # Slow spells of this machine last from milliseconds to minutes; a check a
 # round, before rows that take minutes, found rounds steady whose rows ran
 # 1.3-1.9 times their time of another round.
 CHECK_SECONDS = 0.05
-# A check whose loop's fast time is over this many times the fastest of the
-# whole validation's (at the same p) was made wholly in a slow spell
-# (bspprobe's slow_factor, src/bsp/probe.c).
-SLOW_FACTOR = 1.25
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -279,12 +275,6 @@ def fastest_checks(runs):
     return fastest
 
 
-def check_steady(check, fastest):
-    """A check is steady when it ran, its timings were no more than 5% slow, and its loop's fast time was
-    not that of a slow spell throughout."""
-    return bool(check) and steady(check["slow_share"]) and check["canary_seconds"] <= SLOW_FACTOR * fastest
-
-
 def finish_config(run, fastest):
     """A configuration's report: each row's measured time, spread and errors, and whether its fastest round
     was measured while the machine was steady."""
@@ -362,6 +352,7 @@ def report(configs, started):
     fig_dir = os.path.join(out_dir, "figures")
     os.makedirs(fig_dir, exist_ok=True)
     nprograms = len({r["name"] for r in configs[0]["rows"]})
+    factor = next((c["slow_factor"] for cfg in configs for r in cfg["rows"] for c in r["checks"] if c), None)
     lines = [
         "# Validation: predicted against measured, out of sample",
         "",
@@ -384,7 +375,7 @@ def report(configs, started):
         f"the cores' steadiness: a fixed loop timed for {CHECK_SECONDS} s (bspprobe --steadiness, on",
         "threads at the configuration's p, at most one a core). A row is marked * (not steady) when the",
         "check before its fastest round had over 5% of its timings slow (over",
-        f"{SLOW_FACTOR} times the loop's fast time), or a fast time itself over {SLOW_FACTOR} times the",
+        f"{factor} times the loop's fast time), or a fast time itself over {factor} times the",
         "fastest of all the validation's checks at that p (made wholly in a slow",
         "spell); *steady rows* are the others. error = (predicted - measured) / measured.",
         "Ranking counts the pairs of rows whose measured times differ by more than",

@@ -181,7 +181,10 @@ static void time_runs(Arena *a, CalRun *runs, const int *order, int n, int p, in
       medians[i * rounds + round] = o.median;
       runner_free(&o);
     }
-  for (int i = 0; i < n; i++) runs[i].run.seconds = runner_fastest_round(medians + i * rounds, rounds);
+  for (int i = 0; i < n; i++) {
+    const double *of_run = medians + i * rounds;
+    runs[i].run.seconds = of_run[runner_fastest_round(of_run, rounds)];
+  }
 }
 
 // Programs measured together: a table of them.

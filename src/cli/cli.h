@@ -238,8 +238,9 @@ void runner_free(RunOutcome *o);
 // The median of n values (sorted in place); of an even count, the mean of
 // the middle two.
 double runner_median(double *v, int64_t n);
-// The time of a run measured in rounds: its fastest round's median.
-double runner_fastest_round(const double *round_medians, int rounds);
+// The round whose median times a run measured in rounds: its fastest (the
+// first of equals).
+int runner_fastest_round(const double *round_medians, int rounds);
 
 //
 // timeline.c: a run's supersteps predicted (the exact model, on the machine

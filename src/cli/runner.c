@@ -29,9 +29,10 @@ double runner_median(double *v, int64_t n) {
 // took a slow spell whenever two rounds fell in one, the probe's too, and
 // predictions then missed by up to 89%. The fastest of R rounds misses the
 // machine's undisturbed state only if all R fall in a spell.
-double runner_fastest_round(const double *round_medians, int rounds) {
-  double best = round_medians[0];
-  for (int r = 1; r < rounds; r++) best = fmin(best, round_medians[r]);
+int runner_fastest_round(const double *round_medians, int rounds) {
+  int best = 0;
+  for (int r = 1; r < rounds; r++)
+    if (round_medians[r] < round_medians[best]) best = r;
   return best;
 }
 

@@ -309,9 +309,8 @@ static void measure(Sweep *sw) {
     Sample *s = &sw->samples[k];
     s->round_medians = medians + k * rounds;
     s->round_checks = checks + k * rounds;
-    s->measured = runner_fastest_round(s->round_medians, rounds);
-    int best = 0;
-    while (s->round_medians[best] != s->measured) best++;
+    int best = runner_fastest_round(s->round_medians, rounds);
+    s->measured = s->round_medians[best];
     s->unsteady = !steady_check_holds(s->round_checks[best], sw->steadiness);
   }
   arena_free(a);

@@ -16,6 +16,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 vecbsp = sys.argv[1]
 failures = []
 
+# The steadiness rule by hand, on made-up checks against a fastest loop
+# time of 10 us: steady only with at most 5% slow timings and a loop within
+# 1.25 times the fastest; no check (it did not run) is not steady.
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from measuring import check_steady  # noqa: E402
+for share, canary, want in ((0.0, 10e-6, True), (0.05, 12.5e-6, True), (0.06, 10e-6, False), (0.0, 12.6e-6, False)):
+    if check_steady({"slow_share": share, "canary_seconds": canary, "slow_factor": 1.25}, 10e-6) != want:
+        failures.append(f"check_steady: {share} slow, a {canary} s loop: not {'steady' if want else 'unsteady'}")
+if check_steady(None, 10e-6):
+    failures.append("check_steady: a check that did not run is steady")
+
 
 def check_row(r, machine, p):
     path = os.path.join(ROOT, "examples" if r["example"] else "tests/validation/corpus", r["name"] + ".vec")
