@@ -407,6 +407,7 @@ const char *cli_calibration_programs(Arena *a) {
       h = cli_hash(cli_hash(cli_hash(h, cp->name), cp->source), cp->plan);
       for (int s = 0; s < 3; s++) h = cli_hash(cli_hash(h, cp->sizes[s][0]), cp->sizes[s][1]);
     }
+  h = cli_memory_curve_hash(h);
   return arena_printf(a, "%016llx", (unsigned long long)h);
 }
 
@@ -478,6 +479,11 @@ json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, 
   Calibration guess = {.present = true, .unit = {1 / s, 1 / s}, .cache_bytes = caches.cache_bytes,
                        .l1_bytes = caches.l1_bytes};
   CalibrationStatus core_status, exchange_status = {0};
+  // The memory curves first: the runs' counts take their shares from them.
+  json_t *curves = recorded ? json_object_get(earlier, "memory_curves") : NULL;
+  const char *bad = curves ? memory_curves_read(curves, &guess) : NULL;
+  if (bad) fatal("the machine file's %s", bad);
+  curves = recorded ? json_deep_copy(curves ? curves : json_array()) : cli_memory_curves(p, base.rounds, &guess);
   // A quick probe takes its one attempt, however well it fits (on a loaded
   // machine every attempt may fit badly, and three tripled its time).
   int n = calibrate_core_best(a, sizes, quick ? 1 : CORE_ATTEMPTS, &core, recorded, &guess, runs, &report, &attempts,
@@ -495,9 +501,9 @@ json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, 
   double r2 = calibration_r2(runs, n, guess.unit);
   json_t *cal = json_object();
   for (int t = 0; t < CAL_TERMS; t++) json_object_set_new(cal, cal_term_names[t], json_real(guess.unit[t]));
-  json_t *out = json_pack("{s:o, s:o, s:f, s:i, s:o}", "calibration", cal, "calibration_fit",
+  json_t *out = json_pack("{s:o, s:o, s:f, s:i, s:o, s:o}", "calibration", cal, "calibration_fit",
                           fit_report(a, core_status, exchange_status, core.backend, backend), "calibration_r2", r2,
-                          "calibration_attempts", attempts, "calibration_runs", report);
+                          "calibration_attempts", attempts, "calibration_runs", report, "memory_curves", curves);
   const char *mark = programs_mark(a, earlier, p, sizes);
   if (mark) json_object_set_new(out, "calibration_programs", json_string(mark));
   arena_free(a);

@@ -279,6 +279,15 @@ void timeline_write_trace(const char *path, const Prediction *pr, const RunOutco
 json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, const char *effort,
                       const json_t *earlier);
 
+// memory_curve.c: the memory curves of this host (docs/cost-model.md, "The
+// memory curve"): a load and a store kernel timed on threads, in rounds, at
+// footprints of 1/8 to 8 times cal's cache_bytes, on one process and on p
+// (at most the cores), into cal->curve; their "memory_curves", with each
+// point's seconds per element (an empty array if the cache is not known).
+json_t *cli_memory_curves(int p, int rounds, Calibration *cal);
+// memory_curve.c: h and the kernels and footprints of the curves.
+uint64_t cli_memory_curve_hash(uint64_t h);
+
 // calibrate.c: a fingerprint of the calibration programs (their names,
 // texts, sizes and plans), which a machine file records: a probe made by
 // other programs is made again before it stands in for this host.

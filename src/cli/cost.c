@@ -229,6 +229,7 @@ static void print_json(FILE *out, Arena *a, const Program *prog, const CostReque
     if (r->model == MODEL_EXACT) {
       json_object_set_new(root, "footprint_bytes", cost_json_number(r->footprint_bytes));
       json_object_set_new(root, "memory_share", cost_json_number(r->memory_share));
+      json_object_set_new(root, "store_memory_share", cost_json_number(r->store_share));
     }
   }
   if (r->plan) json_object_set_new(root, "plan", json_string(r->plan->name));

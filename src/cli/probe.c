@@ -194,6 +194,23 @@ static int check_result(json_t *m)
     return 0;
 }
 
+/* The memory curves' shares, a row per stream under their footprints. */
+static void print_curves(json_t *curves)
+{
+    size_t i, k;
+    json_t *c, *x;
+    json_array_foreach(curves, i, c) {
+        printf("memory     share from memory on %d process%s, by footprint in cache sizes:\n",
+               (int)json_integer_value(json_object_get(c, "p")), json_integer_value(json_object_get(c, "p")) > 1 ? "es" : "");
+        const char *rows[] = {"footprint", "loads", "stores"};
+        for (int r = 0; r < 3; r++) {
+            printf("  %-9s", rows[r]);
+            json_array_foreach(json_object_get(c, rows[r]), k, x) printf(" %5.3g", json_number_value(x));
+            printf("\n");
+        }
+    }
+}
+
 static void print_table(json_t *m)
 {
     printf("machine    %s\n", json_string_value(json_object_get(m, "name")));
@@ -207,6 +224,7 @@ static void print_table(json_t *m)
         printf("speed      ");
         steady_describe(stdout, steadiness);
     }
+    print_curves(json_object_get(m, "memory_curves"));
     json_t *cal = json_object_get(m, "calibration");
     printf("calibration (seconds per unit, for the exact model), r^2 = %.3f:\n", cli_number(m, "calibration_r2"));
     json_t *how = json_object_get(m, "calibration_fit");

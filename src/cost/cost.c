@@ -83,13 +83,13 @@ static void share(double count[CAL_TERMS], int alone, int shared_term, double sh
 // a stream: docs/cost-model.md, "Packed pairs").
 static void local_counts(const ExactCounts *c, MemoryShares shares, double count[CAL_TERMS]) {
   count[CAL_OPS] = (double)(c->ops + c->selects + c->shift_ops - c->packed_ops), count[CAL_DIVS] = (double)c->divs, count[CAL_ELEMS] = (double)c->elems;
-  split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->loads, shares.arrays);
+  split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->loads, shares.loads);
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->acc_loads, shares.accumulator);
   split(count, CAL_LOADS, CAL_LOADS_MEM, (double)c->reloads, shares.reloads);
-  split(count, CAL_ACC_STORES, CAL_ACC_STORES_MEM, (double)c->acc_loads, shares.arrays);
-  split(count, CAL_STORES, CAL_STORES_MEM, (double)c->stores, shares.arrays);
-  count[CAL_STORES] -= (1 - shares.arrays) * (double)c->packed_stores;  // a pair's one store in the cache
-  split(count, CAL_UNPACKED, CAL_UNPACKED_MEM, (double)c->unpacked, shares.arrays);
+  split(count, CAL_ACC_STORES, CAL_ACC_STORES_MEM, (double)c->acc_loads, shares.stores);
+  split(count, CAL_STORES, CAL_STORES_MEM, (double)c->stores, shares.stores);
+  count[CAL_STORES] -= (1 - shares.stores) * (double)c->packed_stores;  // a pair's one store in the cache
+  split(count, CAL_UNPACKED, CAL_UNPACKED_MEM, (double)c->unpacked, shares.stores);
   share(count, CAL_LOADS_MEM, CAL_LOADS_SHARED, shares.streaming);
   share(count, CAL_STORES_MEM, CAL_STORES_SHARED, shares.streaming);
   share(count, CAL_UNPACKED_MEM, CAL_UNPACKED_SHARED, shares.streaming);
@@ -108,10 +108,13 @@ static double ramp(double c, double words, double from, double to) {
   return bytes >= to ? 1 : (bytes - from) / (to - from);
 }
 
-// The ramp from all in cache to all in memory, by the run's footprint: from
-// C/2 to C at p = 1, from C/4 to 5C/4 at p > 1, both fitted on validation
-// data (docs/cost-model.md, "Calibration").
-double cost_memory_share(const Calibration *cal, double footprint, int p) {
+// The machine's memory curve; without one, a ramp from all in cache to all
+// in memory, by the run's footprint: from C/2 to C at p = 1, from C/4 to
+// 5C/4 at p > 1, both fitted on validation data (docs/cost-model.md, "The
+// memory curve").
+double cost_memory_share(const Calibration *cal, StreamKind kind, double footprint, int p) {
+  const MemoryCurve *curve = memory_curve_for(cal, p);
+  if (curve) return memory_curve_share(curve, kind, cal->cache_bytes, 8 * footprint);
   double c = cal->cache_bytes;
   return p > 1 ? ramp(c, footprint, c / 4, 5 * c / 4) : ramp(c, footprint, c / 2, c);
 }
@@ -127,9 +130,12 @@ double cost_first_level_share(const Calibration *cal, double words) {
 }
 
 MemoryShares cost_memory_shares(const Calibration *cal, const ExactResult *x) {
-  double reloads = fmax(cost_memory_share(cal, x->p * x->reload_set, x->p), cost_first_level_share(cal, x->reload_set));
-  return (MemoryShares){.arrays = cost_memory_share(cal, x->footprint, x->p),
-                        .accumulator = cost_memory_share(cal, x->p * x->accumulator, x->p), .reloads = reloads};
+  double reloads = fmax(cost_memory_share(cal, STREAM_LOADS, x->p * x->reload_set, x->p),
+                        cost_first_level_share(cal, x->reload_set));
+  return (MemoryShares){.loads = cost_memory_share(cal, STREAM_LOADS, x->footprint, x->p),
+                        .stores = cost_memory_share(cal, STREAM_STORES, x->footprint, x->p),
+                        .accumulator = cost_memory_share(cal, STREAM_LOADS, x->p * x->accumulator, x->p),
+                        .reloads = reloads};
 }
 
 static double memory_words(const ExactCounts *c) {
@@ -183,7 +189,7 @@ void cost_step_counts(const Calibration *cal, int cores, const ExactStep *st, in
   double local = cost_shared_cores(most, total, p, cores);
   for (int t = 0; t < CAL_WORDS; t++) count[t] *= local;
   double words = (double)st->h * cost_shared_cores((double)st->h, cost_relation_total(st, p), p, cores);
-  split(count, CAL_WORDS, CAL_WORDS_MEM, words, shares.arrays);
+  split(count, CAL_WORDS, CAL_WORDS_MEM, words, shares.loads);
   count[CAL_BARRIERS] = barrier;
 }
 
@@ -224,7 +230,7 @@ static CostResult exact_result(Arena *arena, const CostRequest *req) {
   const Calibration *cal = &req->machine.cal;
   r.footprint_bytes = 8 * x.footprint;
   MemoryShares shares = cost_memory_shares(cal, &x);
-  r.memory_share = shares.arrays;
+  r.memory_share = shares.loads, r.store_share = shares.stores;
   for (int i = 0; i < x.nsteps; i++) r.steps[i] = exact_step(&req->machine, &x.steps[i], x.p, i + 1 < x.nsteps, shares);
   check_exact(fmax(r.W, r.H));
   r.calibrated = cal->present && !x.truncated && !req->machine.topology;

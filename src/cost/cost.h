@@ -63,7 +63,8 @@ typedef struct CostResult {
   double analysis_seconds;  // time the analysis took
   int64_t shapes;           // distinct shapes built (the analysis' memory)
   double footprint_bytes;   // exact model: the memory one run touches
-  double memory_share;      // exact model: the share of its memory traffic charged at memory rates
+  double memory_share;      // exact model: the share of its loaded words charged at memory rates
+  double store_share;       // exact model: the share of its stored words charged at memory rates
   const Plan *plan;         // exact model: the plan predicted
 } CostResult;
 
@@ -166,7 +167,8 @@ void exact_cost(Arena *a, Program *prog, const int64_t *params, const Plan *pl, 
 // largest, one per process), and of the data read again (the largest set
 // one application touches, one per process).
 typedef struct MemoryShares {
-  double arrays;       // loads, stores, unpacked words, h-relations
+  double loads;        // loads, h-relations' words
+  double stores;       // stores, accumulators' stores, unpacked words
   double accumulator;  // acc_loads
   double reloads;      // reloads: those of the largest set read again (ExactResult's reload_set)
   double streaming;    // of a superstep (cost_step_shares): the share of its memory words other
@@ -230,12 +232,13 @@ double sgl_gather(const MachineNode *master, double words);
 // log2 p stages, the master moving every block up and down in each.
 double sgl_dh(const MachineNode *master, double m, double w_plus, double w_times);
 
-// The share of a run's memory traffic served from memory, not the cache,
-// when it touches footprint words at p processes: none up to half the
-// last-level cache (p = 1) or a quarter of it (p > 1), all from the whole
-// cache (p = 1) or 5/4 of it (p > 1), growing linearly in between
-// (docs/cost-model.md, "Calibration").
-double cost_memory_share(const Calibration *cal, double footprint, int p);
+// The share of a run's kind of memory traffic served from memory, not the
+// cache, when it touches footprint words at p processes: by the machine's
+// measured memory curve; without one, none up to half the last-level
+// cache (p = 1) or a quarter of it (p > 1), all from the whole cache
+// (p = 1) or 5/4 of it (p > 1), growing linearly in between
+// (docs/cost-model.md, "The memory curve").
+double cost_memory_share(const Calibration *cal, StreamKind kind, double footprint, int p);
 // The share of a set of words read again that costs as memory words: the
 // part beyond a core's first-level cache, from 3/4 of it to all of it
 // (docs/cost-model.md, "Reloads").

@@ -95,6 +95,9 @@ static void read_calibration(Reader *r, json_t *root, Machine *m) {
   check(r, m->cal.cache_bytes >= 0, "\"cache_bytes\" must not be negative");
   m->cal.l1_bytes = number(r, root, "l1_bytes", 0, false);
   check(r, m->cal.l1_bytes >= 0, "\"l1_bytes\" must not be negative");
+  json_t *curves = json_object_get(root, "memory_curves");
+  const char *bad_curves = curves ? memory_curves_read(curves, &m->cal) : NULL;
+  check(r, !bad_curves, bad_curves);
   json_t *obj = json_object_get(root, "calibration");
   if (!obj) return;
   check(r, json_is_object(obj), "\"calibration\" must be an object of seconds per unit");

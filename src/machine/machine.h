@@ -52,6 +52,22 @@ enum {
 };
 extern const char *const cal_term_names[CAL_TERMS];  // "op", ..., "word", "barrier"
 
+// The streams a memory curve prices apart: words loaded (and unpacked, and
+// sent), words stored.
+typedef enum { STREAM_LOADS, STREAM_STORES, STREAM_KINDS } StreamKind;
+enum { MEMORY_CURVE_POINTS = 16 };
+extern const char *const memory_stream_names[STREAM_KINDS];  // "loads", "stores"
+
+// The share of a stream's words the memory serves, not the cache, by the
+// run's footprint, as `vecbsp probe` measured it on p processes
+// (docs/cost-model.md, "The memory curve").
+typedef struct MemoryCurve {
+  int n;                                            // points (0: not measured)
+  int p;                                            // the processes it was measured on
+  double footprint[MEMORY_CURVE_POINTS];            // in cache sizes (cache_bytes), rising
+  double share[STREAM_KINDS][MEMORY_CURVE_POINTS];  // from 0, never falling, to 1
+} MemoryCurve;
+
 // What `vecbsp probe` measured for the exact model's seconds
 // (docs/cost-model.md, "Calibration").
 typedef struct Calibration {
@@ -59,6 +75,7 @@ typedef struct Calibration {
   double unit[CAL_TERMS];    // seconds per unit of each count (word: of h; barrier: each)
   double cache_bytes;        // the last-level cache the processes share ("cache_bytes"; 0: unknown)
   double l1_bytes;           // a core's first-level data cache ("l1_bytes"; 0: unknown)
+  MemoryCurve curve[2];      // measured on one process, on several ("memory_curves"; n = 0: none)
 } Calibration;
 
 typedef struct Topology Topology;
@@ -176,6 +193,32 @@ MachineTree *machine_tree_of_flat(Arena *a, const Machine *m);
 void machine_tree_flat_params(const MachineTree *t, double *g, double *l, double *s);
 // "ranks 2 x threads 2 (4 workers)", or "3 levels, heterogeneous (5 workers)".
 char *machine_tree_text(Arena *a, const MachineTree *t);
+
+//
+// curve.c: the memory curve, from the probe's times to the share a run's
+// footprint gives, and in a machine file's "memory_curves".
+//
+
+// The curve from the probe's kernels' seconds per element at footprint[k]
+// cache sizes (rising; the first in the cache, the last in memory): a
+// load kernel (one word loaded an element) and a store kernel (one loaded,
+// the rest stored). Each stream's share at a point is what gives its
+// kernel its time there, where it takes longer than in the cache: the
+// kernel's time (less the store kernel's load, at the load share) over
+// the same at the last point (docs/cost-model.md, "The memory curve").
+void memory_curve_set(MemoryCurve *c, const double *footprint, const double *load_seconds,
+                      const double *store_seconds, int n);
+// The share of kind's words a run of footprint bytes takes from memory by
+// c (of a cache of cache_bytes): linear between its points, none before
+// the first, all after the last.
+double memory_curve_share(const MemoryCurve *c, StreamKind kind, double cache_bytes, double footprint);
+// The curve cal has for a run on p processes (NULL: none).
+const MemoryCurve *memory_curve_for(const Calibration *cal, int p);
+// Reads a machine file's "memory_curves" (an array of
+// {"p", "footprint", "loads", "stores"}) into cal; NULL, or what is wrong.
+const char *memory_curves_read(json_t *curves, Calibration *cal);
+// cal's curves as "memory_curves" reads them (an empty array: none).
+json_t *memory_curves_json(const Calibration *cal);
 
 //
 // calibrate.c: per-unit times from measured runs.

@@ -995,7 +995,7 @@ static void test_calibration(void) {
   // process 0, which sends the 5 rows of 7 to process 1 from where they
   // lie) and its time.
   double step[CAL_TERMS];
-  cost_step_counts(&(Calibration){0}, 0, &rows.steps[0], 2, true, (MemoryShares){0, 0, 0, 0}, step);
+  cost_step_counts(&(Calibration){0}, 0, &rows.steps[0], 2, true, (MemoryShares){0}, step);
   CHECK(step[CAL_STORES] == 0 && step[CAL_WORDS] == 35 && step[CAL_WORDS_MEM] == 0 && step[CAL_BARRIERS] == 1,
         "fetch step counts: %g %g %g", step[CAL_STORES], step[CAL_WORDS], step[CAL_BARRIERS]);
   // Four processes on two cores: a superstep lasts at least half the
@@ -1006,13 +1006,13 @@ static void test_calibration(void) {
   ExactStep shared = {.w = 10, .h = 4, .procs = even, .sent = sent, .recv = recv};
   Machine two = {.p = 4, .cores = 2, .g = 1, .l = 0, .s = 1}, many = two;
   many.cores = 0;
-  CHECK(cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0, 0, 0, 0}) == 20 + 8,
-        "4 processes of 10 operations and 4 words on 2 cores: %g", cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0, 0, 0, 0}));
-  CHECK(cost_step_seconds(&many, &shared, 4, false, (MemoryShares){0, 0, 0, 0}) == 10 + 4, "one core each: %g",
-        cost_step_seconds(&many, &shared, 4, false, (MemoryShares){0, 0, 0, 0}));
+  CHECK(cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0}) == 20 + 8,
+        "4 processes of 10 operations and 4 words on 2 cores: %g", cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0}));
+  CHECK(cost_step_seconds(&many, &shared, 4, false, (MemoryShares){0}) == 10 + 4, "one core each: %g",
+        cost_step_seconds(&many, &shared, 4, false, (MemoryShares){0}));
   shared.w = 30, shared.procs = uneven;
-  CHECK(cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0, 0, 0, 0}) == 30 + 8, "30, 10, 10, 10 on 2 cores: %g",
-        cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0, 0, 0, 0}));
+  CHECK(cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0}) == 30 + 8, "30, 10, 10, 10 on 2 cores: %g",
+        cost_step_seconds(&two, &shared, 4, false, (MemoryShares){0}));
   double some[CAL_TERMS] = {[CAL_OPS] = 3, [CAL_LOADS] = 4, [CAL_LAT_SELECT] = 1, [CAL_WORDS] = 5, [CAL_BARRIERS] = 1};
   double per[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LAT_SELECT] = 10, [CAL_WORDS] = 3, [CAL_BARRIERS] = 7};
   CHECK(calibration_predict(per, some) == 11 + 15 + 7, "max(3 + 8, 10) + 5 words * 3 + a barrier: %g", calibration_predict(per, some));
@@ -1030,22 +1030,22 @@ static void test_calibration(void) {
   // latency. The core loads a word from memory as one in cache.
   double unit[CAL_TERMS] = {[CAL_OPS] = 1, [CAL_LOADS] = 2, [CAL_LOADS_MEM] = 5, [CAL_LAT_SELECT] = 10};
   ExactCounts work = {.ops = 3, .loads = 4, .carried = {[LAT_SELECT] = 1}};
-  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0, 0, 0, 0}) == 11 &&
-            cost_local_seconds(unit, &work, (MemoryShares){1, 1, 1, 0}) == 20 &&
-            cost_local_seconds(unit, &work, (MemoryShares){0.25, 0.25, 0.25, 0}) == 11,
+  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0}) == 11 &&
+            cost_local_seconds(unit, &work, (MemoryShares){1, 1, 1, 1, 0}) == 20 &&
+            cost_local_seconds(unit, &work, (MemoryShares){0.25, 0.25, 0.25, 0.25, 0}) == 11,
         "core-bound: 3 + 4 * 2 in cache or a quarter in memory; memory-bound: 4 * 5 all in memory");
   // A select is a compare and a conditional move: two of the core's operations.
   ExactCounts selecting = {.ops = 3, .selects = 2};
-  CHECK(cost_local_seconds(unit, &selecting, (MemoryShares){0, 0, 0, 0}) == 5, "3 operations, 2 of them selects");
+  CHECK(cost_local_seconds(unit, &selecting, (MemoryShares){0}) == 5, "3 operations, 2 of them selects");
   work.carried[LAT_SELECT] = 2;
-  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0, 0, 0, 0}) == 20, "latency-bound: 2 * 10");
+  CHECK(cost_local_seconds(unit, &work, (MemoryShares){0}) == 20, "latency-bound: 2 * 10");
   Calibration cache = {.cache_bytes = 800};
-  CHECK(cost_memory_share(&cache, 50, 1) == 0 && cost_memory_share(&cache, 75, 1) == 0.5 &&
-            cost_memory_share(&cache, 100, 1) == 1 && cost_memory_share(&cache, 1000, 1) == 1 &&
-            cost_memory_share(&(Calibration){0}, 1000, 1) == 0,
+  CHECK(cost_memory_share(&cache, STREAM_LOADS, 50, 1) == 0 && cost_memory_share(&cache, STREAM_LOADS, 75, 1) == 0.5 &&
+            cost_memory_share(&cache, STREAM_LOADS, 100, 1) == 1 && cost_memory_share(&cache, STREAM_LOADS, 1000, 1) == 1 &&
+            cost_memory_share(&(Calibration){0}, STREAM_LOADS, 1000, 1) == 0,
         "50 words fill half of 800 bytes, 100 all of them; no cache known: all in cache");
-  CHECK(cost_memory_share(&cache, 25, 2) == 0 && cost_memory_share(&cache, 75, 2) == 0.5 &&
-            cost_memory_share(&cache, 125, 2) == 1 && cost_memory_share(&cache, 50, 2) == 0.25,
+  CHECK(cost_memory_share(&cache, STREAM_LOADS, 25, 2) == 0 && cost_memory_share(&cache, STREAM_LOADS, 75, 2) == 0.5 &&
+            cost_memory_share(&cache, STREAM_LOADS, 125, 2) == 1 && cost_memory_share(&cache, STREAM_LOADS, 50, 2) == 0.25,
         "at p > 1 the ramp runs from a quarter of the cache to five quarters: 600 bytes are half way from 200 to 1000, 400 a quarter");
   // The fit finds the units that made synthetic runs, less their known part.
   CalibrationRun runs[6];
@@ -1093,7 +1093,7 @@ static void test_streaming(void) {
   ExactCounts procs[3] = {{.loads = 100, .stores = 100}, {.loads = 0}, {.loads = 0}};
   int64_t none[3] = {0};
   ExactStep st = {.w = 0, .procs = procs, .sent = none, .recv = none};
-  MemoryShares memory = {.arrays = 1};
+  MemoryShares memory = {.loads = 1, .stores = 1};
   double count[CAL_TERMS];
   // Alone: process 0 streams, 1 and 2 wait.
   cost_step_counts(&cal, 0, &st, 3, false, memory, count);
@@ -1235,7 +1235,7 @@ static void test_monotone(void) {
     ExactCounts c = {0};
     for (size_t at = 0; at < offsetof(ExactCounts, invariant); at += sizeof(int64_t)) *(int64_t *)((char *)&c + at) = some_count();
     c.packed_ops %= c.ops + 1, c.packed_stores %= c.stores + 1;
-    MemoryShares sh = {rand() % 5 / 4.0, rand() % 5 / 4.0, rand() % 5 / 4.0, 0};
+    MemoryShares sh = {rand() % 5 / 4.0, rand() % 5 / 4.0, rand() % 5 / 4.0, rand() % 5 / 4.0, 0};
     double before = cost_local_seconds(unit, &c, sh);
     ExactCounts more = c;
     int64_t *field = (int64_t *)&more + rand() % (int)(offsetof(ExactCounts, invariant) / sizeof(int64_t));
@@ -1244,7 +1244,7 @@ static void test_monotone(void) {
     else
       *field += 1 + some_count();
     MemoryShares deeper = sh;
-    double *share = rand() % 2 ? &deeper.arrays : rand() % 2 ? &deeper.accumulator : &deeper.reloads;
+    double *choices[] = {&deeper.loads, &deeper.stores, &deeper.accumulator, &deeper.reloads}, *share = choices[rand() % 4];
     *share = fmin(1, *share + 0.25);
     falls += less(cost_local_seconds(unit, &more, sh), before) || less(cost_local_seconds(unit, &c, deeper), before);
     double counts[CAL_TERMS], grown[CAL_TERMS];
@@ -1310,10 +1310,11 @@ static void test_vector_folds(void) {
   const ExactCounts *last = &x.steps[x.nsteps - 1].procs[0];
   check_counts(last, 6, 3, 0, 1 + 3, "matvec2's combine at process 0");
   // Priced: the accumulator's loads at its own share, whatever the others'.
-  check_own_share((ExactCounts){.acc_loads = 4}, (MemoryShares){1, 0, 1, 0}, (MemoryShares){0, 1, 0, 0}, "accumulator loads");
+  check_own_share((ExactCounts){.acc_loads = 4}, (MemoryShares){.loads = 1, .stores = 1, .reloads = 1},
+                  (MemoryShares){.accumulator = 1}, "accumulator loads");
   Calibration cache = {.cache_bytes = 800};
   MemoryShares shares = cost_memory_shares(&cache, &(ExactResult){.p = 1, .footprint = 1000, .accumulator = 75});
-  CHECK(shares.arrays == 1 && shares.accumulator == 0.5, "shares: 8000 bytes all in memory, 600 half way from 400 to 800");
+  CHECK(shares.loads == 1 && shares.accumulator == 0.5, "shares: 8000 bytes all in memory, 600 half way from 400 to 800");
   shares = cost_memory_shares(&cache, &(ExactResult){.p = 2, .footprint = 1000, .accumulator = 25});
   CHECK(shares.accumulator == (400 - 200) / 800.0, "two accumulators of 200 bytes at p = 2: %g", shares.accumulator);
   arena_free(a);
@@ -1389,10 +1390,11 @@ static void test_reloads(void) {
   CHECK(again[0] == 10 && again[1] == 20, "matvec1 at p = 2, rows 2 and 3: reloads %lld %lld", (long long)again[0],
         (long long)again[1]);
   // Priced at their own share, from the set one application touches.
-  check_own_share((ExactCounts){.reloads = 4}, (MemoryShares){1, 1, 0, 0}, (MemoryShares){0, 0, 1, 0}, "reloads");
+  check_own_share((ExactCounts){.reloads = 4}, (MemoryShares){.loads = 1, .stores = 1, .accumulator = 1},
+                  (MemoryShares){.reloads = 1}, "reloads");
   Calibration cache = {.cache_bytes = 800};
   MemoryShares shares = cost_memory_shares(&cache, &(ExactResult){.p = 1, .footprint = 1000, .reload_set = 75});
-  CHECK(shares.arrays == 1 && shares.reloads == 0.5, "a set of 600 bytes: half way from 400 to 800");
+  CHECK(shares.loads == 1 && shares.reloads == 0.5, "a set of 600 bytes: half way from 400 to 800");
   // Beyond a core's first level (here 800 bytes, from 600 to 800), read
   // again at the memory's price, whatever the last level holds and p.
   Calibration l1 = {.cache_bytes = 1e9, .l1_bytes = 800};
@@ -1401,8 +1403,8 @@ static void test_reloads(void) {
             cost_first_level_share(&cache, 1e6) == 0,
         "first level: 600 bytes none, 700 half, 800 all; none where its size is unknown");
   shares = cost_memory_shares(&l1, &(ExactResult){.p = 2, .footprint = 1000, .reload_set = 100});
-  CHECK(shares.arrays == 0 && shares.reloads == 1, "a set of 800 bytes per process at p = 2: arrays %g reloads %g",
-        shares.arrays, shares.reloads);
+  CHECK(shares.loads == 0 && shares.reloads == 1, "a set of 800 bytes per process at p = 2: arrays %g reloads %g",
+        shares.loads, shares.reloads);
   arena_free(a);
 }
 
@@ -1454,6 +1456,74 @@ static void test_invariants(void) {
   arena_free(a);
 }
 
+static bool near(double x, double y) { return fabs(x - y) < 1e-12; }
+
+// The memory curve (docs/cost-model.md, "The memory curve"): shares made
+// from kernels' times by hand, looked up between the points, per stream
+// and per process count, and read from a machine file's JSON.
+static void test_memory_curve(void) {
+  double footprint[] = {0.5, 1, 1.5, 2, 4, 8};
+  // Loads: 1 ns in the cache, 2 ns from memory (the median from 2 cache
+  // sizes on, once 2.2 and 1.8 are pooled): a share of t / 2 where slower
+  // than 1 ns. Stores (one load, the rest stored): 4 ns in the cache, 8
+  // from memory, of which the load takes 2 at the load share.
+  MemoryCurve c = {0};
+  memory_curve_set(&c, footprint, (double[]){1, 1, 1.5, 2, 2.2, 1.8}, (double[]){4, 4, 5, 8, 8, 9}, 6);
+  const double *l = c.share[STREAM_LOADS], *st = c.share[STREAM_STORES];
+  CHECK(c.n == 6 && l[0] == 0 && l[1] == 0 && l[2] == 0.75 && l[3] == 1 && l[4] == 1 && l[5] == 1,
+        "loads: 0 0 0.75 1 1 1, got %g %g %g %g %g %g", l[0], l[1], l[2], l[3], l[4], l[5]);
+  CHECK(st[1] == 0 && near(st[2], (5 - 0.75 * 2) / (8 - 2)) && st[3] == 1 && st[5] == 1,
+        "stores: (5 - 1.5) / 6 at 1.5 cache sizes, got %g", st[2]);
+  // A point slower than the next is pooled with it (1.2 and 1.1: 1.15
+  // each); one slow point at 8 cache sizes does not move the price.
+  MemoryCurve d = {0};
+  memory_curve_set(&d, footprint, (double[]){1, 1.2, 1.1, 2, 2, 3}, (double[]){4, 4, 4, 8, 8, 8}, 6);
+  CHECK(near(d.share[STREAM_LOADS][1], 0.575) && near(d.share[STREAM_LOADS][2], 0.575),
+        "pooled: 1.15 / 2 twice, got %g %g", d.share[STREAM_LOADS][1], d.share[STREAM_LOADS][2]);
+  // Looked up linearly between the points, in bytes of an 800-byte cache.
+  CHECK(memory_curve_share(&c, STREAM_LOADS, 800, 400) == 0 && memory_curve_share(&c, STREAM_LOADS, 800, 100) == 0 &&
+            near(memory_curve_share(&c, STREAM_LOADS, 800, 1000), 0.375) &&
+            near(memory_curve_share(&c, STREAM_LOADS, 800, 1400), 0.875) &&
+            memory_curve_share(&c, STREAM_LOADS, 800, 1e6) == 1,
+        "1.25 cache sizes half way from 0 to 0.75, 1.75 half way from 0.75 to 1");
+  // The exact model reads the curve of one process at p = 1 and of several
+  // at p > 1; without one, the fixed ramps.
+  Calibration cal = {.cache_bytes = 800, .curve = {c}};
+  CHECK(near(cost_memory_share(&cal, STREAM_LOADS, 125, 1), 0.375) &&
+            near(cost_memory_share(&cal, STREAM_STORES, 150, 1), c.share[STREAM_STORES][2]) &&
+            cost_memory_share(&cal, STREAM_LOADS, 75, 2) == 0.5,
+        "125 words (1.25 cache sizes) by the curve at p = 1; at p = 2 the ramp");
+  // Through JSON: the curve comes back as it went.
+  Calibration back = {.cache_bytes = 800};
+  cal.curve[0].p = 1;
+  json_t *j = memory_curves_json(&cal);
+  const char *bad = memory_curves_read(j, &back);
+  CHECK(!bad && back.curve[0].n == 6 && back.curve[1].n == 0 &&
+            memcmp(back.curve[0].share, c.share, sizeof c.share) == 0,
+        "read back: %s", bad ? bad : "a different curve");
+  json_decref(j);
+  const char *wrong[][2] = {
+      {"[{\"p\": 1, \"footprint\": [1, 0.5], \"loads\": [0, 1], \"stores\": [0, 1]}]",
+       "\"footprint\" must be positive and rising"},
+      {"[{\"p\": 1, \"footprint\": [0.5, 1], \"loads\": [0.5, 0.2], \"stores\": [0, 1]}]",
+       "\"loads\" must rise from 0 to at most 1"},
+      {"[{\"p\": 2, \"footprint\": [0.5, 1], \"loads\": [0, 1]}]",
+       "\"stores\" must be an array of shares, one per footprint"},
+      {"[{\"footprint\": [0.5, 1], \"loads\": [0, 1], \"stores\": [0, 1]}]",
+       "each of \"memory_curves\" needs \"p\", an integer in [1, 1048576]"},
+      {"[{\"p\": 2, \"footprint\": [0.5, 1], \"loads\": [0, 1], \"stores\": [0, 1]},"
+       " {\"p\": 4, \"footprint\": [0.5, 1], \"loads\": [0, 1], \"stores\": [0, 1]}]",
+       "\"memory_curves\" has two curves for one process, or two for several"},
+  };
+  for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++) {
+    json_t *w = json_loads(wrong[i][0], 0, NULL);
+    Calibration none = {0};
+    bad = memory_curves_read(w, &none);
+    CHECK(bad && strcmp(bad, wrong[i][1]) == 0, "%s: %s", wrong[i][0], bad ? bad : "accepted");
+    json_decref(w);
+  }
+}
+
 static const TestGroup groups[] = {
     {"matvec-paper", test_matvec_paper}, {"matvec-exact", test_matvec_exact}, {"builtins", test_builtins},
     {"exact-blocks", test_exact_blocks}, {"symbolic", test_symbolic},         {"closed-forms", test_closed_forms},     {"errors", test_errors},
@@ -1461,7 +1531,7 @@ static const TestGroup groups[] = {
     {"vector-folds", test_vector_folds}, {"reloads", test_reloads},       {"alternatives", test_alternatives},
     {"neighbours", test_neighbours},     {"invariants", test_invariants},
     {"planner", test_planner},           {"twins", test_twins}, {"streaming", test_streaming},               {"monotone", test_monotone},
-    {"packed-pairs", test_packed_pairs},
+    {"packed-pairs", test_packed_pairs}, {"memory-curve", test_memory_curve},
 };
 
 int main(int argc, char **argv) { return run_groups(groups, sizeof groups / sizeof *groups, argc, argv); }
