@@ -2,12 +2,13 @@
 (scripts/validate.py, bench/exec/plans.py, bench/exec/speedup.py): a work
 directory with a compile cache of its own, removed at exit; the environment
 mpirun needs here (as root, more ranks than cores); the machine's
-steadiness just now; the spread of repeated times; a progress line on a
-terminal."""
+steadiness just now; the spread of repeated times; a validation's
+summary of errors and ranking; a progress line on a terminal."""
 import atexit
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -95,3 +96,24 @@ def check_steady(check, fastest):
 def spread(ts):
     """How far repeated times lie apart: (max - min) / min."""
     return (max(ts) - min(ts)) / min(ts)
+
+
+def ranking(rows, model):
+    """Pairs of rows whose measured times differ by more than 10%, and how many the model orders right."""
+    pairs = right = 0
+    for i, a in enumerate(rows):
+        for b in rows[i + 1:]:
+            lo, hi = sorted((a["measured"], b["measured"]))
+            if hi > 1.1 * lo:
+                pairs += 1
+                right += (a[model] < b[model]) == (a["measured"] < b["measured"])
+    return pairs, right
+
+
+def summary(rows, model):
+    """The median and largest |error| of the rows under model ("exact", "paper"), how many are over 25%, and
+    its ranking."""
+    errs = [abs(r[model + "_error"]) for r in rows]
+    pairs, right = ranking(rows, model)
+    return {"median": statistics.median(errs), "largest": max(errs), "over25": sum(e > 0.25 for e in errs),
+            "pairs": pairs, "right": right}

@@ -480,10 +480,10 @@ json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, 
                        .l1_bytes = caches.l1_bytes};
   CalibrationStatus core_status, exchange_status = {0};
   // The memory curves first: the runs' counts take their shares from them.
-  json_t *curves = recorded ? json_object_get(earlier, "memory_curves") : NULL;
-  const char *bad = curves ? memory_curves_read(curves, &guess) : NULL;
-  if (bad) fatal("the machine file's %s", bad);
-  curves = recorded ? json_deep_copy(curves ? curves : json_array()) : cli_memory_curves(p, base.rounds, &guess);
+  json_t *had = recorded ? json_object_get(earlier, "memory_curves") : NULL;
+  json_t *curves = !recorded ? cli_memory_curves(p, base.rounds, &guess)
+                   : had     ? cli_memory_curves_again(had, &guess)
+                             : json_array();
   // A quick probe takes its one attempt, however well it fits (on a loaded
   // machine every attempt may fit badly, and three tripled its time).
   int n = calibrate_core_best(a, sizes, quick ? 1 : CORE_ATTEMPTS, &core, recorded, &guess, runs, &report, &attempts,

@@ -285,6 +285,10 @@ json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, 
 // (at most the cores), into cal->curve; their "memory_curves", with each
 // point's seconds per element (an empty array if the cache is not known).
 json_t *cli_memory_curves(int p, int rounds, Calibration *cal);
+// memory_curve.c: a machine file's recorded "memory_curves" into cal, each
+// curve's shares made again from its kernels' recorded seconds where it
+// has them (probe --refit); the curves as they now stand.
+json_t *cli_memory_curves_again(const json_t *recorded, Calibration *cal);
 // memory_curve.c: h and the kernels and footprints of the curves.
 uint64_t cli_memory_curve_hash(uint64_t h);
 

@@ -90,10 +90,49 @@ static void time_all(Arena *a, CurveRun *runs, int n, const int *p_of, int round
   }
 }
 
+
 static json_t *array_of(const double *v, int n) {
   json_t *arr = json_array();
   for (int k = 0; k < n; k++) json_array_append_new(arr, json_real(v[k]));
   return arr;
+}
+
+// The curve object of recorded for one process (i = 0) or several (1).
+static json_t *recorded_curve(const json_t *recorded, int i) {
+  size_t k;
+  json_t *obj;
+  json_array_foreach(recorded, k, obj) {
+    if ((json_integer_value(json_object_get(obj, "p")) > 1) == i) return obj;
+  }
+  return NULL;
+}
+
+// A curve's recorded "seconds_per_element" of n points into t; false if
+// it has none (or not n positive numbers for each stream).
+static bool recorded_times(const json_t *per, int n, double t[STREAM_KINDS][MEMORY_CURVE_POINTS]) {
+  for (int kind = 0; kind < STREAM_KINDS; kind++) {
+    json_t *arr = json_object_get(per, memory_stream_names[kind]);
+    if (json_array_size(arr) != (size_t)n) return false;
+    for (int k = 0; k < n; k++)
+      if (!((t[kind][k] = json_number_value(json_array_get(arr, (size_t)k))) > 0)) return false;
+  }
+  return true;
+}
+
+json_t *cli_memory_curves_again(const json_t *recorded, Calibration *cal) {
+  const char *bad = memory_curves_read((json_t *)recorded, cal);
+  if (bad) fatal("the machine file's %s", bad);
+  json_t *curves = json_deep_copy(recorded);
+  for (int i = 0; i < 2; i++) {
+    MemoryCurve *c = &cal->curve[i];
+    json_t *obj = recorded_curve(curves, i);
+    double t[STREAM_KINDS][MEMORY_CURVE_POINTS];
+    if (!c->n || !recorded_times(json_object_get(obj, "seconds_per_element"), c->n, t)) continue;
+    memory_curve_set(c, c->footprint, t[STREAM_LOADS], t[STREAM_STORES], c->n);
+    for (int kind = 0; kind < STREAM_KINDS; kind++)
+      json_object_set_new(obj, memory_stream_names[kind], array_of(c->share[kind], c->n));
+  }
+  return curves;
 }
 
 json_t *cli_memory_curves(int p, int rounds, Calibration *cal) {

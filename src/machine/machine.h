@@ -203,7 +203,7 @@ char *machine_tree_text(Arena *a, const MachineTree *t);
 // cache sizes (rising; the first in the cache, the last in memory): a
 // load kernel (one word loaded an element) and a store kernel (one loaded,
 // the rest stored). Each stream's share at a point is what gives its
-// kernel its time there, where it takes longer than in the cache: the
+// kernel its time there, where it takes over 5% longer than in the cache: the
 // kernel's time (less the store kernel's load, at the load share) over
 // the same at the last point (docs/cost-model.md, "The memory curve").
 void memory_curve_set(MemoryCurve *c, const double *footprint, const double *load_seconds,

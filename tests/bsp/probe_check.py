@@ -92,10 +92,11 @@ def rising(v):
 
 
 def shares(footprint, seconds, part, part_price):
-    """Each point's share, and the price from memory: the median time from 2 cache sizes on."""
+    """Each point's share where over 5% slower than in the cache, and the price from memory: the median time
+    from 2 cache sizes on."""
     t = rising(seconds)
     price = statistics.median(x for f, x in zip(footprint, t) if f >= 2)
-    s = rising([max(0, min(1, (x - y) / (price - part_price))) if x > t[0] else 0 for x, y in zip(t, part)])
+    s = rising([max(0, min(1, (x - y) / (price - part_price))) if x > 1.05 * t[0] else 0 for x, y in zip(t, part)])
     return s[:-1] + [1], price
 
 
