@@ -21,7 +21,7 @@ typedef struct CalProgram {
 } CalProgram;
 
 static const CalProgram programs[] = {
-    {"sum", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, NULL},
+    {"sum", CLI_SUM_KERNEL, {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, NULL},
     {"map", "param n\ninput v : [n]int\nmain = length (map (\\x -> x * 3 + 1) v)\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, NULL},
     {"divide", "param n\ninput v : [n]int\nmain = fold (+) (map (\\x -> 1000003 / (x * x + 1) + x % (x * x + 2)) v)\n",
      {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, NULL},
@@ -49,11 +49,11 @@ static const CalProgram programs[] = {
     {"prefix sums of rows",
      "param m n\ninput M : [m][n]int\nmain = fold max (map (\\r -> fold max (map (fold (+)) (inits r))) M)\n",
      {{"m=1700", "n=48"}, {"m=242", "n=128"}, {"m=60", "n=256"}}, NULL},
-    {"tiny sum", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=500"}, {"n=2000"}}, NULL},
+    {"tiny sum", CLI_SUM_KERNEL, {{"n=500"}, {"n=2000"}}, NULL},
     {"tiny scan", "param n\ninput v : [n]int\nmain = fold max (prefix (+) v)\n", {{"n=500"}, {"n=2000"}}, NULL},
     {"dot", "param n\ninput a : [n]int\ninput b : [n]int\nmain = fold (+) (pair_map (*) (a, b))\n",
      {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, NULL},
-    {"sum in lanes", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=250000"}, {"n=2000000"}, {"n=8000000"}},
+    {"sum in lanes", CLI_SUM_KERNEL, {{"n=250000"}, {"n=2000000"}, {"n=8000000"}},
      "paper,lanes=4"},
     {"dot in lanes", "param n\ninput a : [n]int\ninput b : [n]int\nmain = fold (+) (pair_map (*) (a, b))\n",
      {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, "paper,lanes=4"},
@@ -63,7 +63,7 @@ static const CalProgram programs[] = {
      {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, "paper,lanes=4"},
     // Four words stored for each one loaded: beyond the cache the memory,
     // not the core, bounds it, which "map" (one of each) never shows.
-    {"stores", "param n\ninput v : [n]int\nmain = length (map (\\x -> ((x, x + 1), (x + 2, x + 3))) v)\n",
+    {"stores", CLI_STORES_KERNEL,
      {{"n=250000"}, {"n=2000000"}, {"n=8000000"}}, NULL},
     {"broadcast",
      "param m n\ninput v : [n]int\ninput w : [m]int\n"
@@ -79,11 +79,11 @@ enum { NPROGRAMS = sizeof programs / sizeof *programs };
 // (4.5 of the 6.0 ms of the sum of 8e6), which left the shared units
 // loosely determined beside the words'.
 static const CalProgram in_place_programs[] = {
-    {"sum in place", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=2000000"}, {"n=4000000"}, {"n=8000000"}},
+    {"sum in place", CLI_SUM_KERNEL, {{"n=2000000"}, {"n=4000000"}, {"n=8000000"}},
      "paper,inputs=block"},
     {"dot in place", "param n\ninput a : [n]int\ninput b : [n]int\nmain = fold (+) (pair_map (*) (a, b))\n",
      {{"n=1000000"}, {"n=2000000"}, {"n=4000000"}}, "paper,inputs=block"},
-    {"stores in place", "param n\ninput v : [n]int\nmain = length (map (\\x -> ((x, x + 1), (x + 2, x + 3))) v)\n",
+    {"stores in place", CLI_STORES_KERNEL,
      {{"n=1000000"}, {"n=2000000"}, {"n=4000000"}}, "paper,inputs=block"},
     {"scan in place", "param n\ninput v : [n]int\nmain = fold max (prefix (+) v)\n",
      {{"n=2000000"}, {"n=4000000"}, {"n=8000000"}}, "paper,inputs=block"},
@@ -94,7 +94,7 @@ enum { NIN_PLACE = sizeof in_place_programs / sizeof *in_place_programs };
 // their time is the latency of their carried operations. A core's latencies
 // do not depend on p, so they run at p = 1.
 static const CalProgram latency_programs[] = {
-    {"add chain", "param n\ninput v : [n]int\nmain = fold (+) v\n", {{"n=20000"}, {"n=80000"}}, NULL},
+    {"add chain", CLI_SUM_KERNEL, {{"n=20000"}, {"n=80000"}}, NULL},
     {"max chain", "param n\ninput v : [n]int\nmain = fold max v\n", {{"n=20000"}, {"n=80000"}}, NULL},
     {"multiply chain", "param n\ninput v : [n]int\nmain = fold (*) v\n", {{"n=20000"}, {"n=80000"}}, NULL},
     {"float add chain", "param n\ninput v : [n]float\nmain = fold (+) v\n", {{"n=20000"}, {"n=80000"}}, NULL},
@@ -440,6 +440,8 @@ static const char *programs_mark(Arena *a, const json_t *earlier, int p, int siz
     why = "the file does not say which calibration programs timed its runs";
   } else if (strcmp(then, now) != 0) {
     why = "the recorded runs were timed by another version's calibration programs";
+  } else if (!cli_memory_curves_timed(earlier, p)) {
+    why = "the file lacks the memory curves' kernel times (\"memory_curves\")";
   } else {
     const json_t *recorded = json_object_get(earlier, "calibration_runs");
     const char *missing[NLATENCY + NPROGRAMS + NIN_PLACE];

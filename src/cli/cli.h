@@ -289,8 +289,16 @@ json_t *cli_memory_curves(int p, int rounds, Calibration *cal);
 // curve's shares made again from its kernels' recorded seconds where it
 // has them (probe --refit); the curves as they now stand.
 json_t *cli_memory_curves_again(const json_t *recorded, Calibration *cal);
+// memory_curve.c: has the machine file the kernels' times of every curve a
+// probe at p makes (none when its cache is not known)?
+bool cli_memory_curves_timed(const json_t *machine, int p);
 // memory_curve.c: h and the kernels and footprints of the curves.
 uint64_t cli_memory_curve_hash(uint64_t h);
+
+// The probe's load and store kernels (calibrate.c, memory_curve.c): one
+// word loaded an element; one loaded and four stored.
+#define CLI_SUM_KERNEL "param n\ninput v : [n]int\nmain = fold (+) v\n"
+#define CLI_STORES_KERNEL "param n\ninput v : [n]int\nmain = length (map (\\x -> ((x, x + 1), (x + 2, x + 3))) v)\n"
 
 // calibrate.c: a fingerprint of the calibration programs (their names,
 // texts, sizes and plans), which a machine file records: a probe made by

@@ -16,10 +16,11 @@ enum { NFOOTPRINTS = sizeof footprints / sizeof *footprints };
 
 // The probe's "sum" and "stores" kernels: one word loaded an element, or
 // one loaded and four stored.
-static const char *const kernels[STREAM_KINDS] = {
-    [STREAM_LOADS] = "param n\ninput v : [n]int\nmain = fold (+) v\n",
-    [STREAM_STORES] = "param n\ninput v : [n]int\nmain = length (map (\\x -> ((x, x + 1), (x + 2, x + 3))) v)\n",
-};
+static const char *const kernels[STREAM_KINDS] = {[STREAM_LOADS] = CLI_SUM_KERNEL, [STREAM_STORES] = CLI_STORES_KERNEL};
+
+// Seconds per element of each curve's kernels: [one process, several][stream][point].
+typedef double CurveTimes[2][STREAM_KINDS][MEMORY_CURVE_POINTS];
+_Static_assert((int)NFOOTPRINTS <= (int)MEMORY_CURVE_POINTS, "a curve holds every footprint");
 
 // Each process streams its own block of the input (inputs=block): nothing
 // but the stream is timed; the sum in 4 lanes, not bound by its chain.
@@ -51,13 +52,14 @@ uint64_t cli_memory_curve_hash(uint64_t h) {
 static void prepare(Arena *a, StreamKind kind, int p, double cache, const Options *base, CurveRun *runs,
                     double *time) {
   Program *prog = cli_load_string(a, kind == STREAM_LOADS ? "load kernel" : "store kernel", kernels[kind]);
+  const long long sizing = 1000000;  // elements, to find an element's bytes
   Options opt = *base;
   opt.plan = plan_at(p);
-  opt.defines = (const char *[]){"n=1000000"}, opt.ndefines = 1;
+  opt.defines = (const char *[]){arena_printf(a, "n=%lld", sizing)}, opt.ndefines = 1;
   int64_t *params = cli_bind_params(a, prog, &opt);
   ExactResult x;
   exact_cost(a, prog, params, cli_plan(a, prog, params, &opt, p, false), &x);
-  double bytes = 8 * x.footprint / 1e6;  // an element's
+  double bytes = 8 * x.footprint / (double)sizing;  // an element's
   for (int k = 0; k < NFOOTPRINTS; k++) {
     CurveRun *r = &runs[k];
     r->n = (double)(long long)(footprints[k] * cache / bytes);
@@ -91,24 +93,31 @@ static void time_all(Arena *a, CurveRun *runs, int n, const int *p_of, int round
 }
 
 
-static json_t *array_of(const double *v, int n) {
-  json_t *arr = json_array();
-  for (int k = 0; k < n; k++) json_array_append_new(arr, json_real(v[k]));
-  return arr;
-}
-
-// The curve object of recorded for one process (i = 0) or several (1).
-static json_t *recorded_curve(const json_t *recorded, int i) {
+// The curve object of curves for one process (i = 0) or several (1).
+static json_t *curve_object(const json_t *curves, int i) {
   size_t k;
   json_t *obj;
-  json_array_foreach(recorded, k, obj) {
+  json_array_foreach(curves, k, obj) {
     if ((json_integer_value(json_object_get(obj, "p")) > 1) == i) return obj;
   }
   return NULL;
 }
 
-// A curve's recorded "seconds_per_element" of n points into t; false if
-// it has none (or not n positive numbers for each stream).
+// cal's curves, each with its kernels' seconds where timed.
+static json_t *curves_json(const Calibration *cal, CurveTimes t, const bool timed[2]) {
+  json_t *curves = memory_curves_json(cal);
+  for (int i = 0; i < 2; i++) {
+    if (!timed[i]) continue;
+    json_t *seconds = json_object();
+    for (int kind = 0; kind < STREAM_KINDS; kind++)
+      json_object_set_new(seconds, memory_stream_names[kind], machine_json_numbers(t[i][kind], cal->curve[i].n));
+    json_object_set_new(curve_object(curves, i), "seconds_per_element", seconds);
+  }
+  return curves;
+}
+
+// A curve's recorded "seconds_per_element" of n points into t; false
+// unless it has n positive numbers for each stream.
 static bool recorded_times(const json_t *per, int n, double t[STREAM_KINDS][MEMORY_CURVE_POINTS]) {
   for (int kind = 0; kind < STREAM_KINDS; kind++) {
     json_t *arr = json_object_get(per, memory_stream_names[kind]);
@@ -120,19 +129,29 @@ static bool recorded_times(const json_t *per, int n, double t[STREAM_KINDS][MEMO
 }
 
 json_t *cli_memory_curves_again(const json_t *recorded, Calibration *cal) {
-  const char *bad = memory_curves_read((json_t *)recorded, cal);
+  const char *bad = memory_curves_read(recorded, cal);
   if (bad) fatal("the machine file's %s", bad);
-  json_t *curves = json_deep_copy(recorded);
+  CurveTimes t;
+  bool timed[2] = {false, false};
   for (int i = 0; i < 2; i++) {
     MemoryCurve *c = &cal->curve[i];
-    json_t *obj = recorded_curve(curves, i);
-    double t[STREAM_KINDS][MEMORY_CURVE_POINTS];
-    if (!c->n || !recorded_times(json_object_get(obj, "seconds_per_element"), c->n, t)) continue;
-    memory_curve_set(c, c->footprint, t[STREAM_LOADS], t[STREAM_STORES], c->n);
-    for (int kind = 0; kind < STREAM_KINDS; kind++)
-      json_object_set_new(obj, memory_stream_names[kind], array_of(c->share[kind], c->n));
+    json_t *per = c->n ? json_object_get(curve_object(recorded, i), "seconds_per_element") : NULL;
+    if (!per) continue;  // an older probe's curve: its shares as they are
+    if (!recorded_times(per, c->n, t[i]))
+      fatal("the machine file's memory curve on %d process%s: \"seconds_per_element\" must have a positive time "
+            "for each footprint of each stream", c->p, c->p > 1 ? "es" : "");
+    memory_curve_set(c, c->p, c->footprint, t[i][STREAM_LOADS], t[i][STREAM_STORES], c->n);
+    timed[i] = true;
   }
-  return curves;
+  return curves_json(cal, t, timed);
+}
+
+bool cli_memory_curves_timed(const json_t *machine, int p) {
+  const json_t *curves = json_object_get(machine, "memory_curves");
+  int several = p > 1 && json_integer_value(json_object_get(machine, "cores")) > 1;
+  for (int i = 0; i <= several; i++)
+    if (!json_object_get(curve_object(curves, i), "seconds_per_element")) return cli_number(machine, "cache_bytes") <= 0;
+  return true;
 }
 
 json_t *cli_memory_curves(int p, int rounds, Calibration *cal) {
@@ -142,26 +161,17 @@ json_t *cli_memory_curves(int p, int rounds, Calibration *cal) {
   Options base = {.backend = "threads", .has_seed = true, .seed = 1, .repeat = CURVE_REPEAT};
   CurveRun runs[2 * STREAM_KINDS * NFOOTPRINTS];
   int p_of[2 * STREAM_KINDS * NFOOTPRINTS];
-  double time[2][STREAM_KINDS][NFOOTPRINTS];
+  CurveTimes t;
   int n = 0;
   progress_begin("probe: compiling the memory curves' kernels", 0);
   for (int i = 0; i < npv; i++)
     for (int kind = 0; kind < STREAM_KINDS; kind++) {
-      prepare(a, kind, ps[i], cal->cache_bytes, &base, runs + n, time[i][kind]);
+      prepare(a, kind, ps[i], cal->cache_bytes, &base, runs + n, t[i][kind]);
       for (int k = 0; k < NFOOTPRINTS; k++) p_of[n++] = ps[i];
     }
   time_all(a, runs, n, p_of, rounds);
-  for (int i = 0; i < npv; i++) {
-    memory_curve_set(&cal->curve[i], footprints, time[i][STREAM_LOADS], time[i][STREAM_STORES], NFOOTPRINTS);
-    cal->curve[i].p = ps[i];
-  }
-  json_t *curves = memory_curves_json(cal);
-  for (int i = 0; i < npv; i++) {
-    json_t *seconds = json_object();
-    for (int kind = 0; kind < STREAM_KINDS; kind++)
-      json_object_set_new(seconds, memory_stream_names[kind], array_of(time[i][kind], NFOOTPRINTS));
-    json_object_set_new(json_array_get(curves, (size_t)i), "seconds_per_element", seconds);
-  }
+  for (int i = 0; i < npv; i++)
+    memory_curve_set(&cal->curve[i], ps[i], footprints, t[i][STREAM_LOADS], t[i][STREAM_STORES], NFOOTPRINTS);
   arena_free(a);
-  return curves;
+  return curves_json(cal, t, (bool[2]){true, npv > 1});
 }

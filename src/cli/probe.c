@@ -200,8 +200,8 @@ static void print_curves(json_t *curves)
     size_t i, k;
     json_t *c, *x;
     json_array_foreach(curves, i, c) {
-        printf("memory     share from memory on %d process%s, by footprint in cache sizes:\n",
-               (int)json_integer_value(json_object_get(c, "p")), json_integer_value(json_object_get(c, "p")) > 1 ? "es" : "");
+        int p = (int)json_integer_value(json_object_get(c, "p"));
+        printf("memory     share from memory on %d process%s, by footprint in cache sizes:\n", p, p > 1 ? "es" : "");
         const char *rows[] = {"footprint", "loads", "stores"};
         for (int r = 0; r < 3; r++) {
             printf("  %-9s", rows[r]);

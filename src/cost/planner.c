@@ -447,8 +447,8 @@ static Plan *searched(Program *prog, const int64_t *params, const Machine *m, co
 }
 
 static bool same_shares(MemoryShares a, MemoryShares b) {
-  return fabs(a.loads - b.loads) < 0.01 && fabs(a.stores - b.stores) < 0.01 && fabs(a.accumulator - b.accumulator) < 0.01 &&
-         fabs(a.reloads - b.reloads) < 0.01;
+  return fabs(a.loads - b.loads) < 0.01 && fabs(a.stores - b.stores) < 0.01 &&
+         fabs(a.accumulator - b.accumulator) < 0.01 && fabs(a.reloads - b.reloads) < 0.01;
 }
 
 enum { SHARE_ROUNDS = 3 };

@@ -50,12 +50,13 @@ static double memory_price(const double *footprint, const double *t, int n) {
   return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
 }
 
-// A kernel counts as slower than in the cache from 5% over its time there:
-// a share jumps from 0 to over t[0] / price where it does, and at none (a
-// kernel 0.3% slower at C/4 than at C/8 in two probes, its store share
-// 0.43 there) the probe's own runs fitted worse than under the fixed
-// ramps (r^2 0.984 / 0.988 against 0.996 / 0.994 at threads p = 1 / 2).
-// From 2% to 20% they fit better (0.9965 / 0.9947), the same within 0.0002.
+// A kernel counts as slower than in the cache from 5% over its time there.
+// A share jumps from 0 to over t[0] / price where it does; with no
+// threshold, a store kernel 0.3% slower at C/4 than at C/8 (in two
+// probes) had a store share of 0.43 there, and the probe's own runs fitted
+// worse than under the fixed ramps (r^2 0.984 / 0.988 against 0.996 /
+// 0.994 at threads p = 1 / 2). With 2% to 20% they fit better (0.9965 /
+// 0.9947), the same within 0.0002.
 #define MEMORY_NOISE 0.05
 
 // The share of a kernel's words from memory, by its seconds per element t
@@ -65,12 +66,15 @@ static double memory_price(const double *footprint, const double *t, int n) {
 // words times their price from memory), and this share gives the kernel
 // its own time wherever it is slower than in the cache (MEMORY_NOISE);
 // else none. Returns its price from memory.
+// A kernel whose own words cost nothing from memory (its price at most
+// its other words'), as flat or noisy times may make it, has none there
+// but at the last point.
 static double shares_of(const double *footprint, double *t, const double *part, double part_price, int n,
                         double *share) {
   non_decreasing(t, n);
   double price = memory_price(footprint, t, n);
   for (int k = 0; k < n; k++) {
-    double s = (t[k] - part[k]) / (price - part_price);
+    double s = price > part_price ? (t[k] - part[k]) / (price - part_price) : 0;
     share[k] = t[k] > (1 + MEMORY_NOISE) * t[0] && s > 0 ? fmin(1, s) : 0;
   }
   non_decreasing(share, n);
@@ -78,11 +82,11 @@ static double shares_of(const double *footprint, double *t, const double *part, 
   return price;
 }
 
-void memory_curve_set(MemoryCurve *c, const double *footprint, const double *load_seconds,
+void memory_curve_set(MemoryCurve *c, int p, const double *footprint, const double *load_seconds,
                       const double *store_seconds, int n) {
   double t[MEMORY_CURVE_POINTS], part[MEMORY_CURVE_POINTS] = {0};
-  c->n = n;
-  memcpy(c->footprint, footprint, (size_t)n * sizeof *footprint);
+  c->n = n, c->p = p;
+  memmove(c->footprint, footprint, (size_t)n * sizeof *footprint);  // a refit gives the curve's own
   memcpy(t, load_seconds, (size_t)n * sizeof *t);
   double load_price = shares_of(footprint, t, part, 0, n, c->share[STREAM_LOADS]);
   for (int k = 0; k < n; k++) part[k] = c->share[STREAM_LOADS][k] * load_price;  // its one load an element
@@ -107,7 +111,7 @@ const MemoryCurve *memory_curve_for(const Calibration *cal, int p) {
 }
 
 // An array of n numbers of obj[key] into v; false if it is not one.
-static bool numbers(json_t *obj, const char *key, double *v, int *n) {
+static bool numbers(const json_t *obj, const char *key, double *v, int *n) {
   json_t *arr = json_object_get(obj, key), *x;
   size_t i;
   if (!json_is_array(arr) || json_array_size(arr) < 2 || json_array_size(arr) > MEMORY_CURVE_POINTS) return false;
@@ -129,29 +133,30 @@ static const char *problem(const char *fmt, ...) {
   return text;
 }
 
-// One curve object into c; NULL, or what is wrong.
-static const char *read_curve(json_t *obj, MemoryCurve *c) {
+// One curve object into c; NULL, or what is wrong. Its shares rise from
+// 0 at the first footprint to 1 at the last, as the lookup takes them
+// before and after.
+static const char *read_curve(const json_t *obj, MemoryCurve *c) {
   int n, m;
   if (!numbers(obj, "footprint", c->footprint, &n))
-    return problem("\"footprint\" must be an array of 2 to %d numbers",
-                               MEMORY_CURVE_POINTS);
+    return problem("\"footprint\" must be an array of 2 to %d numbers", MEMORY_CURVE_POINTS);
   for (int k = 0; k < n; k++)
     if (!(c->footprint[k] > (k ? c->footprint[k - 1] : 0))) return "\"footprint\" must be positive and rising";
   for (int kind = 0; kind < STREAM_KINDS; kind++) {
-    if (!numbers(obj, memory_stream_names[kind], c->share[kind], &m) || m != n)
-      return problem("\"%s\" must be an array of shares, one per footprint",
-                                 memory_stream_names[kind]);
-    for (int k = 0; k < n; k++)
-      if (!(c->share[kind][k] >= (k ? c->share[kind][k - 1] : 0) && c->share[kind][k] <= 1))
-        return problem("\"%s\" must rise from 0 to at most 1",
-                                   memory_stream_names[kind]);
+    const char *name = memory_stream_names[kind];
+    double *share = c->share[kind];
+    if (!numbers(obj, name, share, &m) || m != n)
+      return problem("\"%s\" must be an array of shares, one per footprint", name);
+    bool rising = share[0] == 0 && share[n - 1] == 1;
+    for (int k = 1; k < n; k++) rising = rising && share[k] >= share[k - 1];
+    if (!rising) return problem("\"%s\" must rise from 0 to 1", name);
   }
   c->n = n;
   return NULL;
 }
 
-const char *memory_curves_read(json_t *curves, Calibration *cal) {
-  json_t *obj;
+const char *memory_curves_read(const json_t *curves, Calibration *cal) {
+  const json_t *obj;
   size_t i;
   if (!json_is_array(curves)) return "\"memory_curves\" must be an array";
   json_array_foreach(curves, i, obj) {
@@ -167,7 +172,7 @@ const char *memory_curves_read(json_t *curves, Calibration *cal) {
   return NULL;
 }
 
-static json_t *array_of(const double *v, int n) {
+json_t *machine_json_numbers(const double *v, int n) {
   json_t *arr = json_array();
   for (int k = 0; k < n; k++) json_array_append_new(arr, json_real(v[k]));
   return arr;
@@ -178,9 +183,9 @@ json_t *memory_curves_json(const Calibration *cal) {
   for (int i = 0; i < 2; i++) {
     const MemoryCurve *c = &cal->curve[i];
     if (!c->n) continue;
-    json_t *obj = json_pack("{s:i, s:o}", "p", c->p, "footprint", array_of(c->footprint, c->n));
+    json_t *obj = json_pack("{s:i, s:o}", "p", c->p, "footprint", machine_json_numbers(c->footprint, c->n));
     for (int kind = 0; kind < STREAM_KINDS; kind++)
-      json_object_set_new(obj, memory_stream_names[kind], array_of(c->share[kind], c->n));
+      json_object_set_new(obj, memory_stream_names[kind], machine_json_numbers(c->share[kind], c->n));
     json_array_append_new(curves, obj);
   }
   return curves;

@@ -52,8 +52,8 @@ enum {
 };
 extern const char *const cal_term_names[CAL_TERMS];  // "op", ..., "word", "barrier"
 
-// The streams a memory curve prices apart: words loaded (and unpacked, and
-// sent), words stored.
+// The streams a memory curve prices apart: words loaded (and sent), words
+// stored (and unpacked).
 typedef enum { STREAM_LOADS, STREAM_STORES, STREAM_KINDS } StreamKind;
 enum { MEMORY_CURVE_POINTS = 16 };
 extern const char *const memory_stream_names[STREAM_KINDS];  // "loads", "stores"
@@ -199,14 +199,15 @@ char *machine_tree_text(Arena *a, const MachineTree *t);
 // footprint gives, and in a machine file's "memory_curves".
 //
 
-// The curve from the probe's kernels' seconds per element at footprint[k]
-// cache sizes (rising; the first in the cache, the last in memory): a
-// load kernel (one word loaded an element) and a store kernel (one loaded,
-// the rest stored). Each stream's share at a point is what gives its
-// kernel its time there, where it takes over 5% longer than in the cache: the
-// kernel's time (less the store kernel's load, at the load share) over
-// the same at the last point (docs/cost-model.md, "The memory curve").
-void memory_curve_set(MemoryCurve *c, const double *footprint, const double *load_seconds,
+// The curve on p processes from the probe's kernels' seconds per element
+// at footprint[k] cache sizes (rising; the first in the cache, the last in
+// memory): a load kernel (one word loaded an element) and a store kernel
+// (one loaded, the rest stored). Each stream's share at a point is what
+// gives its kernel its time there, where it takes over 5% longer than in
+// the cache: the kernel's time (less the store kernel's load, at the load
+// share) over its price from memory, the median of its times from 2 cache
+// sizes on (docs/cost-model.md, "The memory curve").
+void memory_curve_set(MemoryCurve *c, int p, const double *footprint, const double *load_seconds,
                       const double *store_seconds, int n);
 // The share of kind's words a run of footprint bytes takes from memory by
 // c (of a cache of cache_bytes): linear between its points, none before
@@ -216,9 +217,11 @@ double memory_curve_share(const MemoryCurve *c, StreamKind kind, double cache_by
 const MemoryCurve *memory_curve_for(const Calibration *cal, int p);
 // Reads a machine file's "memory_curves" (an array of
 // {"p", "footprint", "loads", "stores"}) into cal; NULL, or what is wrong.
-const char *memory_curves_read(json_t *curves, Calibration *cal);
+const char *memory_curves_read(const json_t *curves, Calibration *cal);
 // cal's curves as "memory_curves" reads them (an empty array: none).
 json_t *memory_curves_json(const Calibration *cal);
+// A JSON array of the n numbers of v.
+json_t *machine_json_numbers(const double *v, int n);
 
 //
 // calibrate.c: per-unit times from measured runs.

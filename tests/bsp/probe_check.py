@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """probe_check.py: runs the probe quickly and checks its machine file: every
-BSP parameter a positive finite number, the calibration's units, and the
-steadiness summaries consistent with each other.
+BSP parameter a positive finite number, the calibration's units, the
+steadiness summaries consistent with each other, and the memory curves.
 usage: probe_check.py VECBSP BACKEND P"""
-import json, math, statistics, subprocess, sys
+import json, math, os, subprocess, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cost"))
+import curve_check  # noqa: E402
 
 vecbsp, backend, p = sys.argv[1], sys.argv[2], int(sys.argv[3])
 out = subprocess.run([vecbsp, "probe", "--quick", "--backend", backend, "-p", str(p), "--json"],
@@ -75,39 +78,9 @@ need(st["slow_share"] == worst and procs[st["pid"]]["slow_share"] == worst,
      "the top summary is not the least steady process")
 
 
-# The memory curves (docs/cost-model.md, "The memory curve"): one measured
-# on one process, one on min(p, cores) when that is more, each share
-# recomputed here from the kernels' recorded seconds by the rule the docs
-# give.
-def rising(v):
-    """v least-squares non-decreasing: adjacent violators pooled."""
-    blocks = []
-    for x in v:
-        blocks.append([x, 1])
-        while len(blocks) > 1 and blocks[-2][0] * blocks[-1][1] > blocks[-1][0] * blocks[-2][1]:
-            total, count = blocks.pop()
-            blocks[-1][0] += total
-            blocks[-1][1] += count
-    return [total / count for total, count in blocks for _ in range(count)]
-
-
-def shares(footprint, seconds, part, part_price):
-    """Each point's share where over 5% slower than in the cache, and the price from memory: the median time
-    from 2 cache sizes on."""
-    t = rising(seconds)
-    price = statistics.median(x for f, x in zip(footprint, t) if f >= 2)
-    s = rising([max(0, min(1, (x - y) / (price - part_price))) if x > 1.05 * t[0] else 0 for x, y in zip(t, part)])
-    return s[:-1] + [1], price
-
-
-curves = m.get("memory_curves", [])
-need(sorted(c["p"] for c in curves) == sorted({1, min(p, m["cores"])}), "not one curve on 1 and one on min(p, cores)")
-for c in curves:
-    f, per = c["footprint"], c["seconds_per_element"]
-    need(f == [0.125, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 8], f"footprints {f}")
-    need(all(positive(x) for x in per["loads"] + per["stores"]), "a kernel without a time")
-    loads, price = shares(f, per["loads"], [0] * len(f), 0)
-    stores, _ = shares(f, per["stores"], [x * price for x in loads], price)
-    for name, want in (("loads", loads), ("stores", stores)):
-        need(all(abs(x - y) < 1e-9 for x, y in zip(c[name], want)), f"p = {c['p']}: {name} {c[name]}, not {want}")
+# The memory curves: one on one process, one on min(p, cores) when that
+# is more, each share recomputed from the kernels' recorded seconds
+# (tests/cost/curve_check.py).
+for problem in curve_check.problems(m, p):
+    need(False, problem)
 print("probe_check: ok")

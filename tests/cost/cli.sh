@@ -59,16 +59,16 @@ json cost "$tmp/inc.vec" -D n=400 -p 2 --plan paper --machine "$tmp/cache.json" 
 # With a measured memory curve (docs/cost-model.md, "The memory curve"),
 # each stream's share by it: 16000 bytes are 0.625 of a 25600-byte cache,
 # a quarter of the way from 0.5 to 1 cache sizes, where loads go from 0 to
-# 0.5 and stores from 0.25 to 1.
-sed 's/"l_seconds": 2e-7 }/"l_seconds": 2e-7, "cache_bytes": 25600, "memory_curves": [{"p": 1, "footprint": [0.5, 1, 2], "loads": [0, 0.5, 1], "stores": [0.25, 1, 1]}] }/' \
+# 0.5 and stores from 0 to 1.
+sed 's/"l_seconds": 2e-7 }/"l_seconds": 2e-7, "cache_bytes": 25600, "memory_curves": [{"p": 1, "footprint": [0.5, 1, 2], "loads": [0, 0.5, 1], "stores": [0, 1, 1]}] }/' \
   "$tmp/box.json" >"$tmp/curve.json"
 json cost "$tmp/inc.vec" -D n=1000 -p 1 --machine "$tmp/curve.json" --json -- memory_share=0.125 \
-  store_memory_share=0.4375
+  store_memory_share=0.25
 # At p = 2 it has no curve: the ramp, from 6400 to 32000 bytes.
 json cost "$tmp/inc.vec" -D n=400 -p 2 --plan paper --machine "$tmp/curve.json" --json -- memory_share=0.1875 \
   store_memory_share=0.1875
-sed 's/"stores": \[0.25, 1, 1\]/"stores": [0.25, 1.5, 1]/' "$tmp/curve.json" >"$tmp/badcurve.json"
-expect_error "vecbsp: error: $tmp/badcurve.json: \"stores\" must rise from 0 to at most 1" \
+sed 's/"stores": \[0, 1, 1\]/"stores": [0, 1.5, 1]/' "$tmp/curve.json" >"$tmp/badcurve.json"
+expect_error "vecbsp: error: $tmp/badcurve.json: \"stores\" must rise from 0 to 1" \
   "$vecbsp" cost $mv1 -D m=1 -D n=1 --machine "$tmp/badcurve.json"
 sed 's/"l_seconds": 2e-7 }/"l_seconds": 2e-7, "l1_bytes": -1 }/' "$tmp/box.json" >"$tmp/badl1.json"
 expect_error "vecbsp: error: $tmp/badl1.json: \"l1_bytes\" must not be negative" \

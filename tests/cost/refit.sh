@@ -106,5 +106,23 @@ unmarked no-mark 'del m["calibration_programs"]' \
 unmarked other-mark 'm["calibration_programs"] = "0123456789abcdef"' \
   "the recorded runs were timed by another version's calibration programs"
 
+unmarked no-curve-times '[c.pop("seconds_per_element") for c in m["memory_curves"]]' \
+  "the file lacks the memory curves' kernel times (\"memory_curves\")"
+
+# The memory curves' shares are made again from their kernels' recorded
+# times (tests/cost/curve_check.py recomputes them), each found by its p
+# whatever the order of the array; a curve without times keeps its shares.
+json 'm = j[0]; m["memory_curves"].reverse()
+for c in m["memory_curves"]:
+    n = len(c["footprint"]); c["loads"] = c["stores"] = [0] * (n - 1) + [1]
+print(json.dumps(m))' "$here/machine-refit.json" >"$tmp/curves.json"
+"$vecbsp" probe --refit "$tmp/curves.json" -o "$tmp/curves-out.json" || fail "refit of reordered curves"
+"$here/curve_check.py" "$tmp/curves-out.json" 2 || fail "the refitted curves"
+json 'm = j[0]; c = m["memory_curves"][0]; c.pop("seconds_per_element"); c["loads"] = [0, 0.5, 0.5] + [1] * 7
+print(json.dumps(m))' "$here/machine-refit.json" >"$tmp/untimed.json"
+"$vecbsp" probe --refit "$tmp/untimed.json" -o "$tmp/untimed-out.json" 2>/dev/null || fail "refit of an untimed curve"
+json 'c = [c for c in j[0]["memory_curves"] if c["p"] == 1][0]; sys.exit(c["loads"] != [0, 0.5, 0.5] + [1] * 7)' \
+  "$tmp/untimed-out.json" || fail "an untimed curve's shares changed"
+
 [ $failed -eq 0 ] && echo "refit: ok"
 exit $failed

@@ -1468,7 +1468,7 @@ static void test_memory_curve(void) {
   // than 1 ns. Stores (one load, the rest stored): 4 ns in the cache, 8
   // from memory, of which the load takes 2 at the load share.
   MemoryCurve c = {0};
-  memory_curve_set(&c, footprint, (double[]){1, 1, 1.5, 2, 2.2, 1.8}, (double[]){4, 4, 5, 8, 8, 9}, 6);
+  memory_curve_set(&c, 1, footprint, (double[]){1, 1, 1.5, 2, 2.2, 1.8}, (double[]){4, 4, 5, 8, 8, 9}, 6);
   const double *l = c.share[STREAM_LOADS], *st = c.share[STREAM_STORES];
   CHECK(c.n == 6 && l[0] == 0 && l[1] == 0 && l[2] == 0.75 && l[3] == 1 && l[4] == 1 && l[5] == 1,
         "loads: 0 0 0.75 1 1 1, got %g %g %g %g %g %g", l[0], l[1], l[2], l[3], l[4], l[5]);
@@ -1478,11 +1478,17 @@ static void test_memory_curve(void) {
   // each); one slow point at 8 cache sizes does not move the price; a
   // kernel under 5% slower than in the cache (4.1 against 4) is in it.
   MemoryCurve d = {0};
-  memory_curve_set(&d, footprint, (double[]){1, 1.2, 1.1, 2, 2, 3}, (double[]){4, 4.1, 4.1, 8, 8, 8}, 6);
+  memory_curve_set(&d, 1, footprint, (double[]){1, 1.2, 1.1, 2, 2, 3}, (double[]){4, 4.1, 4.1, 8, 8, 8}, 6);
   CHECK(near(d.share[STREAM_LOADS][1], 0.575) && near(d.share[STREAM_LOADS][2], 0.575),
         "pooled: 1.15 / 2 twice, got %g %g", d.share[STREAM_LOADS][1], d.share[STREAM_LOADS][2]);
   CHECK(d.share[STREAM_STORES][1] == 0 && d.share[STREAM_STORES][2] == 0 && d.share[STREAM_STORES][3] == 1,
         "stores 2.5%% slower: in the cache, got %g", d.share[STREAM_STORES][1]);
+  // A store kernel no dearer from memory than its load: no store share but
+  // the last point's.
+  MemoryCurve e = {0};
+  memory_curve_set(&e, 2, footprint, (double[]){1, 1, 1.5, 2, 2, 2}, (double[]){1, 1, 1.5, 2, 2, 2}, 6);
+  CHECK(e.p == 2 && e.share[STREAM_STORES][2] == 0 && e.share[STREAM_STORES][4] == 0 && e.share[STREAM_STORES][5] == 1,
+        "a store price at the load's: %g at 1.5 cache sizes", e.share[STREAM_STORES][2]);
   // Looked up linearly between the points, in bytes of an 800-byte cache.
   CHECK(memory_curve_share(&c, STREAM_LOADS, 800, 400) == 0 && memory_curve_share(&c, STREAM_LOADS, 800, 100) == 0 &&
             near(memory_curve_share(&c, STREAM_LOADS, 800, 1000), 0.375) &&
@@ -1498,7 +1504,6 @@ static void test_memory_curve(void) {
         "125 words (1.25 cache sizes) by the curve at p = 1; at p = 2 the ramp");
   // Through JSON: the curve comes back as it went.
   Calibration back = {.cache_bytes = 800};
-  cal.curve[0].p = 1;
   json_t *j = memory_curves_json(&cal);
   const char *bad = memory_curves_read(j, &back);
   CHECK(!bad && back.curve[0].n == 6 && back.curve[1].n == 0 &&
@@ -1508,8 +1513,12 @@ static void test_memory_curve(void) {
   const char *wrong[][2] = {
       {"[{\"p\": 1, \"footprint\": [1, 0.5], \"loads\": [0, 1], \"stores\": [0, 1]}]",
        "\"footprint\" must be positive and rising"},
-      {"[{\"p\": 1, \"footprint\": [0.5, 1], \"loads\": [0.5, 0.2], \"stores\": [0, 1]}]",
-       "\"loads\" must rise from 0 to at most 1"},
+      {"[{\"p\": 1, \"footprint\": [0.5, 1, 2], \"loads\": [0, 0.5, 0.2], \"stores\": [0, 1, 1]}]",
+       "\"loads\" must rise from 0 to 1"},
+      {"[{\"p\": 1, \"footprint\": [0.5, 1], \"loads\": [0.1, 1], \"stores\": [0, 1]}]",
+       "\"loads\" must rise from 0 to 1"},
+      {"[{\"p\": 1, \"footprint\": [0.5, 1], \"loads\": [0, 1], \"stores\": [0, 0.9]}]",
+       "\"stores\" must rise from 0 to 1"},
       {"[{\"p\": 2, \"footprint\": [0.5, 1], \"loads\": [0, 1]}]",
        "\"stores\" must be an array of shares, one per footprint"},
       {"[{\"footprint\": [0.5, 1], \"loads\": [0, 1], \"stores\": [0, 1]}]",
