@@ -133,58 +133,35 @@ enum { PROBE_ROUNDS = 3 };
 
 // One run of a calibration program: its counts, and what measures it.
 typedef struct CalRun {
-  CalibrationRun run;    // counts, then seconds
+  CalibrationRun run;    // counts (once the shares are known), then seconds
   const CalProgram *cp;  // the program
-  Options opt;           // the options it runs with (its sizes bound)
-  char *exe;             // its executable (none when its time is recorded)
+  ExactResult x;         // its exact costs, which its counts are made of
+  TimedRun timed;        // how it runs (no executable when its time is recorded)
 } CalRun;
 
-// One program at one size: its counts at p, and its executable or recorded time.
+// One program at one size at p: its costs, and its executable or recorded time.
 static CalRun prepare_run(Arena *a, const CalProgram *cp, int size, const Options *base, int p,
-                          const Calibration *guess, const json_t *recorded) {
-  CalRun r = {.cp = cp, .opt = *base};
+                          const json_t *recorded) {
+  CalRun r = {.cp = cp, .timed = {.opt = *base, .p = p}};
+  Options *opt = &r.timed.opt;
   Program *prog = cli_load_string(a, cp->name, cp->source);
-  r.opt.defines = (const char **)cp->sizes[size];
-  r.opt.ndefines = cp->sizes[size][1] ? 2 : 1;
-  int64_t *params = cli_bind_params(a, prog, &r.opt);
+  opt->defines = (const char **)cp->sizes[size];
+  opt->ndefines = cp->sizes[size][1] ? 2 : 1;
+  int64_t *params = cli_bind_params(a, prog, opt);
   // The papers' template (or the program's own plan, as for the lanes
   // kernels), as the calibration runs recorded by earlier probes were
   // measured (--refit refits them).
-  Options as_recorded = r.opt;
+  Options as_recorded = *opt;
   as_recorded.plan = cp->plan ? cp->plan : "paper";
   Plan *pl = cli_plan(a, prog, params, &as_recorded, p, false);
-  ExactResult x;
-  exact_cost(a, prog, params, pl, &x);
-  r.run = model_run(&x, guess);
+  exact_cost(a, prog, params, pl, &r.x);
+  r.timed.what = arena_printf(a, "%s, %s%s", cp->name, opt->defines[0],
+                              opt->ndefines > 1 ? arena_printf(a, " %s", opt->defines[1]) : "");
   if (recorded)
     r.run.seconds = recorded_seconds(recorded, cp->name, p, size);
   else
-    r.exe = runner_build(a, prog, pl, &r.opt);
+    r.timed.exe = runner_build(a, prog, pl, opt);
   return r;
-}
-
-// Times the runs in rounds over all of them, each round in the given
-// order, each run keeping its fastest round (runner_fastest_round): this
-// VM slows for seconds at a time, and a probe that timed each run once, in
-// a row, put the add chain at 0.304 ns a step (0.242-0.245 in two others)
-// and every prediction of its machine file with it.
-static void time_runs(Arena *a, CalRun *runs, const int *order, int n, int p, int rounds) {
-  double *medians = arena_calloc(a, (size_t)(n * rounds) + 1, sizeof *medians);
-  progress_begin(arena_printf(a, "probe: timing the calibration programs at p = %d on %s", p, runs[0].opt.backend),
-                 n * rounds);
-  for (int round = 0; round < rounds; round++)
-    for (int k = 0; k < n; k++) {
-      int i = order[k];
-      progress_step(round * n + k, arena_printf(a, "%s, %s%s", runs[i].cp->name, runs[i].opt.defines[0],
-                                                runs[i].opt.ndefines > 1 ? arena_printf(a, " %s", runs[i].opt.defines[1]) : ""));
-      RunOutcome o = runner_measure(a, runs[i].exe, &runs[i].opt, p);
-      medians[i * rounds + round] = o.median;
-      runner_free(&o);
-    }
-  for (int i = 0; i < n; i++) {
-    const double *of_run = medians + i * rounds;
-    runs[i].run.seconds = of_run[runner_fastest_round(of_run, rounds)];
-  }
 }
 
 // Programs measured together: a table of them.
@@ -211,34 +188,47 @@ static void interleave(Arena *a, const int *table_of, int n, int ntables, int *o
   }
 }
 
-// Measures each program of each table at each size (at p processes), all
-// in the same rounds (interleave), appending the runs and their report
-// rows, and in counts[k] how many runs table k has; with recorded, the
-// runs it has.
-static int measure_all(Arena *a, const CalTable *tables, int ntables, int sizes, const Options *base, int p,
-                       const Calibration *guess, const json_t *recorded, CalibrationRun *runs, json_t *report,
-                       int *counts) {
-  int most = 0;
-  for (int k = 0; k < ntables; k++) most += tables[k].n * 3;
-  CalRun *all = arena_calloc(a, (size_t)most + 1, sizeof *all);
-  int *table_of = arena_calloc(a, (size_t)most + 1, sizeof *table_of);
-  int nall = 0, n = 0;
+// The runs of each table's programs at p, at their first `sizes` sizes,
+// into all, their tables into table_of; returns how many.
+static int prepare_all(Arena *a, const CalTable *tables, int ntables, int sizes, const Options *base, int p,
+                       const json_t *recorded, CalRun *all, int *table_of) {
+  int nall = 0;
   if (!recorded) progress_begin("probe: compiling the calibration programs", 0);
   for (int k = 0; k < ntables; k++)
     for (int i = 0; i < tables[k].n; i++)
       for (int size = 0; size < sizes && tables[k].progs[i].sizes[size][0]; size++) {
         progress_step(0, tables[k].progs[i].name);
         table_of[nall] = k;
-        all[nall++] = prepare_run(a, &tables[k].progs[i], size, base, p, guess, recorded);
+        all[nall++] = prepare_run(a, &tables[k].progs[i], size, base, p, recorded);
       }
-  if (!recorded) {
-    int *order = arena_calloc(a, (size_t)nall + 1, sizeof *order);
-    interleave(a, table_of, nall, ntables, order);
-    time_runs(a, all, order, nall, p, base->rounds);
-  }
+  return nall;
+}
+
+// Times the runs of ntables tables, and the extra runs as one table more,
+// in the same rounds (interleave), at p on base's backend.
+static void time_all(Arena *a, CalRun *all, const int *table_of, int nall, int ntables, TimedRun *const *extra,
+                     int nextra, int p, const Options *base) {
+  int n = nall + nextra, *tables = arena_calloc(a, (size_t)n + 1, sizeof *tables);
+  int *order = arena_calloc(a, (size_t)n + 1, sizeof *order);
+  TimedRun **runs = arena_calloc(a, (size_t)n + 1, sizeof *runs);
+  for (int i = 0; i < n; i++) tables[i] = i < nall ? table_of[i] : ntables;
+  interleave(a, tables, n, ntables + (nextra > 0), order);
+  for (int k = 0; k < n; k++) runs[k] = order[k] < nall ? &all[order[k]].timed : extra[order[k] - nall];
+  runner_time_rounds(a, runs, n, base->rounds,
+                     arena_printf(a, "probe: timing the calibration programs at p = %d on %s", p, base->backend));
+  for (int i = 0; i < nall; i++) all[i].run.seconds = all[i].timed.seconds;
+}
+
+// The runs' counts, with guess's memory shares; their rows into report
+// (the recorded ones only where a time was recorded), those with a time
+// into runs, how many of each table into counts. Returns how many.
+static int count_all(const CalRun *all, const int *table_of, int nall, int ntables, int p, const Options *base,
+                     const Calibration *guess, bool recorded, CalibrationRun *runs, json_t *report, int *counts) {
+  int n = 0;
   for (int k = 0; k < ntables; k++) counts[k] = 0;
   for (int i = 0; i < nall; i++) {
-    CalibrationRun r = all[i].run;
+    CalibrationRun r = model_run(&all[i].x, guess);
+    r.seconds = all[i].run.seconds;
     if (recorded && r.seconds <= 0) continue;
     json_t *row = json_pack("{s:s, s:i, s:s, s:f}", "program", all[i].cp->name, "p", p, "backend", base->backend,
                             "seconds", r.seconds);
@@ -247,6 +237,27 @@ static int measure_all(Arena *a, const CalTable *tables, int ntables, int sizes,
     if (r.seconds > 0) runs[n++] = r, counts[table_of[i]]++;
   }
   return n;
+}
+
+// Room for the runs of the tables (three sizes each).
+static int room(const CalTable *tables, int ntables) {
+  int most = 0;
+  for (int k = 0; k < ntables; k++) most += tables[k].n * 3;
+  return most + 1;
+}
+
+// Measures each program of each table at each size (at p processes), all
+// in the same rounds (interleave), appending the runs and their report
+// rows, and in counts[k] how many runs table k has; with recorded, the
+// runs it has.
+static int measure_all(Arena *a, const CalTable *tables, int ntables, int sizes, const Options *base, int p,
+                       const Calibration *guess, const json_t *recorded, CalibrationRun *runs, json_t *report,
+                       int *counts) {
+  CalRun *all = arena_calloc(a, (size_t)room(tables, ntables), sizeof *all);
+  int *table_of = arena_calloc(a, (size_t)room(tables, ntables), sizeof *table_of);
+  int nall = prepare_all(a, tables, ntables, sizes, base, p, recorded, all, table_of);
+  if (!recorded) time_all(a, all, table_of, nall, ntables, NULL, 0, p, base);
+  return count_all(all, table_of, nall, ntables, p, base, guess, recorded, runs, report, counts);
 }
 
 // The later fit of a unit decides how it was found.
@@ -317,12 +328,26 @@ static const CalTable core_tables[] = {{latency_programs, NLATENCY}, {programs, 
 static const CalTable exchange_tables[] = {{programs, NPROGRAMS}, {in_place_programs, NIN_PLACE}};
 
 // The core's units, fitted to the runs at p = 1 (measured, or looked up in
-// recorded) into guess: the runs go to runs, their rows to report. Returns
-// how many runs, and in *r2 how well the units explain them.
-static int calibrate_core(Arena *a, int sizes, const Options *base, const json_t *recorded, Calibration *guess,
-                          CalibrationRun *runs, json_t *report, double *r2, CalibrationStatus *status) {
-  int counts[2];
-  measure_all(a, core_tables, 2, sizes, base, 1, guess, recorded, runs, report, counts);
+// recorded) into guess: the runs go to runs, their rows to report. The
+// memory curves' runs (on one process and on p) are timed in the same
+// rounds, and their curves, from which the runs' counts take their
+// shares, go into guess and *curves (a recorded probe's are in guess
+// already). Returns how many runs, and in *r2 how well the units explain
+// them.
+static int calibrate_core(Arena *a, int sizes, int p, const Options *base, const json_t *recorded,
+                          Calibration *guess, CalibrationRun *runs, json_t *report, json_t **curves, double *r2,
+                          CalibrationStatus *status) {
+  CalRun *all = arena_calloc(a, (size_t)room(core_tables, 2), sizeof *all);
+  int *table_of = arena_calloc(a, (size_t)room(core_tables, 2), sizeof *table_of), counts[2];
+  int nall = prepare_all(a, core_tables, 2, sizes, base, 1, recorded, all, table_of);
+  if (!recorded) {
+    TimedRun **curve_runs;
+    int ncurve_runs;
+    CurveSet *set = cli_curve_runs(a, p, guess->cache_bytes, &curve_runs, &ncurve_runs);
+    time_all(a, all, table_of, nall, 2, curve_runs, ncurve_runs, 1, base);
+    *curves = cli_curves_measured(set, guess);
+  }
+  count_all(all, table_of, nall, 2, 1, base, guess, recorded, runs, report, counts);
   int nlat = counts[0], nthr = counts[1];
   int plain = exits_last(runs + nlat, nthr);
   *status = fit_local(runs, nlat, runs + nlat, plain, guess->unit);
@@ -341,12 +366,13 @@ static int calibrate_core(Arena *a, int sizes, const Options *base, const json_t
 enum { CORE_ATTEMPTS = 3, CORE_RUNS = (NLATENCY + NPROGRAMS) * 3 };
 
 // calibrate_core until it fits, at most max_attempts times (recorded times
-// are fitted once): the best attempt's units into guess (which starts it),
-// its runs into runs, its rows into *report (new). Returns how many runs;
-// *attempts, how many attempts.
-static int calibrate_core_best(Arena *a, int sizes, int max_attempts, const Options *base, const json_t *recorded,
-                               Calibration *guess, CalibrationRun *runs, json_t **report, int *attempts,
-                               CalibrationStatus *status) {
+// are fitted once): the best attempt's units and curves into guess (which
+// starts it), its runs into runs, its rows into *report and its curves into
+// *curves (new; kept when recorded). Returns how many runs; *attempts, how
+// many attempts.
+static int calibrate_core_best(Arena *a, int sizes, int max_attempts, int p, const Options *base,
+                               const json_t *recorded, Calibration *guess, CalibrationRun *runs, json_t **report,
+                               json_t **curves, int *attempts, CalibrationStatus *status) {
   const Calibration start = *guess;
   CalibrationRun tried[CORE_RUNS];
   double best = -INFINITY;
@@ -354,18 +380,20 @@ static int calibrate_core_best(Arena *a, int sizes, int max_attempts, const Opti
   *report = NULL;
   for (*attempts = 0; *attempts < (recorded ? 1 : max_attempts) && best < CORE_R2; ++*attempts) {
     Calibration g = start;
-    json_t *rows = json_array();
+    json_t *rows = json_array(), *measured = NULL;
     double r2;
     CalibrationStatus st;
-    int k = calibrate_core(a, sizes, base, recorded, &g, tried, rows, &r2, &st);
+    int k = calibrate_core(a, sizes, p, base, recorded, &g, tried, rows, &measured, &r2, &st);
     if (r2 <= best) {
       json_decref(rows);
+      json_decref(measured);
       continue;
     }
     best = r2, *guess = g, n = k, *status = st;
     memcpy(runs, tried, (size_t)k * sizeof *runs);
     json_decref(*report);
     *report = rows;
+    if (measured) json_decref(*curves), *curves = measured;
   }
   return n;
 }
@@ -481,15 +509,14 @@ json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, 
   Calibration guess = {.present = true, .unit = {1 / s, 1 / s}, .cache_bytes = caches.cache_bytes,
                        .l1_bytes = caches.l1_bytes};
   CalibrationStatus core_status, exchange_status = {0};
-  // The memory curves first: the runs' counts take their shares from them.
+  // A recorded probe's memory curves first: the runs' counts take their
+  // shares from them (a new probe measures them with the runs at p = 1).
   json_t *had = recorded ? json_object_get(earlier, "memory_curves") : NULL;
-  json_t *curves = !recorded ? cli_memory_curves(p, base.rounds, &guess)
-                   : had     ? cli_memory_curves_again(had, &guess)
-                             : json_array();
+  json_t *curves = had ? cli_memory_curves_again(had, &guess) : json_array();
   // A quick probe takes its one attempt, however well it fits (on a loaded
   // machine every attempt may fit badly, and three tripled its time).
-  int n = calibrate_core_best(a, sizes, quick ? 1 : CORE_ATTEMPTS, &core, recorded, &guess, runs, &report, &attempts,
-                              &core_status);
+  int n = calibrate_core_best(a, sizes, quick ? 1 : CORE_ATTEMPTS, p, &core, recorded, &guess, runs, &report, &curves,
+                              &attempts, &core_status);
   if (p > 1) {
     // The in-place kernels measure memory streamed beyond the cache: a
     // quick probe's one size (16 MB) is not.

@@ -203,6 +203,20 @@ typedef struct RunOutcome {
                        // ({seconds, procs: [{ops, work_seconds, ...}]}), the setup's left out
 } RunOutcome;
 
+// A run to time in rounds (runner_time_rounds).
+typedef struct TimedRun {
+  const char *exe;
+  Options opt;       // its options (its sizes bound)
+  int p;             // its processes
+  const char *what;  // for the progress line
+  double seconds;    // its fastest round's median, once timed
+} TimedRun;
+
+// Times the runs in rounds, each round in their order, each run keeping
+// its fastest round's median (runner_fastest_round), under a progress
+// line titled title.
+void runner_time_rounds(Arena *a, TimedRun *const *runs, int n, int rounds, const char *title);
+
 // The executable of prog for opt->backend (and opt->profile): generated,
 // compiled by bspcc -O2 into the cache, or found there.
 char *runner_build(Arena *a, Program *prog, const Plan *pl, const Options *opt);
@@ -272,19 +286,24 @@ void timeline_write_trace(const char *path, const Prediction *pr, const RunOutco
 
 // calibrate.c: the exact model's per-unit times on this machine, fitted to
 // runs of small programs at p processes (s: operations per second): {"calibration": {...},
-// "calibration_r2": R2, "calibration_runs": [...], "calibration_programs": MARK}.
-// With earlier (an earlier probe's machine file) nothing runs: its recorded
-// times are refitted, and marked as this version's only if this version's
-// programs timed them all. caches: the sizes the runs' memory shares are found by.
+// "calibration_r2": R2, "calibration_runs": [...], "memory_curves": [...],
+// "calibration_programs": MARK}. With earlier (an earlier probe's machine
+// file) nothing runs: its recorded times are refitted, and marked as this
+// version's only if this version's programs timed them all. caches: the
+// sizes the runs' memory shares are found by.
 json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, const char *effort,
                       const json_t *earlier);
 
-// memory_curve.c: the memory curves of this host (docs/cost-model.md, "The
-// memory curve"): a load and a store kernel timed on threads, in rounds, at
-// footprints of 1/8 to 8 times cal's cache_bytes, on one process and on p
-// (at most the cores), into cal->curve; their "memory_curves", with each
-// point's seconds per element (an empty array if the cache is not known).
-json_t *cli_memory_curves(int p, int rounds, Calibration *cal);
+// memory_curve.c: the runs that measure this host's memory curves
+// (docs/cost-model.md, "The memory curve"): a load and a store kernel on
+// threads at footprints of 1/8 to 8 times cache_bytes, on one process and
+// on p (at most the cores), into *runs (*n of them), to be timed in
+// rounds; NULL (none) when the cache is not known.
+typedef struct CurveSet CurveSet;
+CurveSet *cli_curve_runs(Arena *a, int p, double cache_bytes, TimedRun ***runs, int *n);
+// memory_curve.c: once its runs are timed, the curves of s into cal;
+// their "memory_curves", with each point's seconds per element.
+json_t *cli_curves_measured(const CurveSet *s, Calibration *cal);
 // memory_curve.c: a machine file's recorded "memory_curves" into cal, each
 // curve's shares made again from its kernels' recorded seconds where it
 // has them (probe --refit); the curves as they now stand.

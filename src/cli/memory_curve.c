@@ -26,16 +26,16 @@ _Static_assert((int)NFOOTPRINTS <= (int)MEMORY_CURVE_POINTS, "a curve holds ever
 // but the stream is timed; the sum in 4 lanes, not bound by its chain.
 static const char *plan_at(int p) { return p > 1 ? "paper,lanes=4,inputs=block" : "paper,lanes=4"; }
 
-// Repetitions of a run, after its untimed ones; rounds over all runs.
+// Repetitions of a run, after its untimed ones.
 enum { CURVE_REPEAT = 5 };
 
-// One kernel at one footprint.
-typedef struct CurveRun {
-  char *exe;
-  Options opt;
-  double n;      // its elements
-  double *time;  // its fastest round's seconds per element, once timed
-} CurveRun;
+// Every kernel at every footprint, on one process and on several: the
+// runs, and each one's elements.
+struct CurveSet {
+  int ps[2], npv;  // the processes of the curves, and how many curves
+  TimedRun runs[2][STREAM_KINDS][NFOOTPRINTS];
+  double n[2][STREAM_KINDS][NFOOTPRINTS];
+};
 
 uint64_t cli_memory_curve_hash(uint64_t h) {
   for (int kind = 0; kind < STREAM_KINDS; kind++) h = cli_hash(h, kernels[kind]);
@@ -47,51 +47,43 @@ uint64_t cli_memory_curve_hash(uint64_t h) {
   return h;
 }
 
-// The runs of kind's kernel at p, at every footprint of cache bytes, each
-// timing into time[k].
-static void prepare(Arena *a, StreamKind kind, int p, double cache, const Options *base, CurveRun *runs,
-                    double *time) {
+// The runs of kind's kernel at p, at every footprint of cache bytes, and
+// their elements.
+static void prepare(Arena *a, StreamKind kind, int p, double cache, TimedRun *runs, double *elements) {
   Program *prog = cli_load_string(a, kind == STREAM_LOADS ? "load kernel" : "store kernel", kernels[kind]);
   const long long sizing = 1000000;  // elements, to find an element's bytes
-  Options opt = *base;
-  opt.plan = plan_at(p);
+  Options opt = {.backend = "threads", .has_seed = true, .seed = 1, .repeat = CURVE_REPEAT, .plan = plan_at(p)};
   opt.defines = (const char *[]){arena_printf(a, "n=%lld", sizing)}, opt.ndefines = 1;
   int64_t *params = cli_bind_params(a, prog, &opt);
   ExactResult x;
   exact_cost(a, prog, params, cli_plan(a, prog, params, &opt, p, false), &x);
   double bytes = 8 * x.footprint / (double)sizing;  // an element's
   for (int k = 0; k < NFOOTPRINTS; k++) {
-    CurveRun *r = &runs[k];
-    r->n = (double)(long long)(footprints[k] * cache / bytes);
-    r->opt = opt;
+    TimedRun *r = &runs[k];
+    elements[k] = (double)(long long)(footprints[k] * cache / bytes);
     const char **define = arena_calloc(a, 2, sizeof *define);
-    define[0] = arena_printf(a, "n=%lld", (long long)r->n);
+    define[0] = arena_printf(a, "n=%lld", (long long)elements[k]);
+    *r = (TimedRun){.opt = opt, .p = p};
     r->opt.defines = define;
+    r->what = arena_printf(a, "%s, %s on %d", prog->src->name, define[0], p);
     params = cli_bind_params(a, prog, &r->opt);
     r->exe = runner_build(a, prog, cli_plan(a, prog, params, &r->opt, p, false), &r->opt);
-    r->time = &time[k];
   }
 }
 
-// Times every run in rounds, each round from a later place (a slow spell
-// meets other footprints in each), keeping each run's fastest round.
-static void time_all(Arena *a, CurveRun *runs, int n, const int *p_of, int rounds) {
-  double *medians = arena_calloc(a, (size_t)(n * rounds), sizeof *medians);
-  progress_begin("probe: timing the memory curves' kernels on threads", n * rounds);
-  for (int round = 0; round < rounds; round++)
-    for (int k = 0; k < n; k++) {
-      int i = (k + round * n / rounds) % n;
-      progress_step(round * n + k, runs[i].opt.defines[0]);
-      RunOutcome o = runner_measure(a, runs[i].exe, &runs[i].opt, p_of[i]);
-      medians[i * rounds + round] = o.median;
-      runner_free(&o);
+CurveSet *cli_curve_runs(Arena *a, int p, double cache_bytes, TimedRun ***runs, int *n) {
+  *n = 0;
+  if (cache_bytes <= 0) return NULL;
+  CurveSet *s = arena_calloc(a, 1, sizeof *s);
+  s->ps[0] = 1, s->ps[1] = p < cli_cores() ? p : cli_cores(), s->npv = s->ps[1] > 1 ? 2 : 1;
+  *runs = arena_calloc(a, 2 * STREAM_KINDS * NFOOTPRINTS, sizeof **runs);
+  for (int i = 0; i < s->npv; i++)
+    for (int kind = 0; kind < STREAM_KINDS; kind++) {
+      prepare(a, kind, s->ps[i], cache_bytes, s->runs[i][kind], s->n[i][kind]);
+      for (int k = 0; k < NFOOTPRINTS; k++) (*runs)[(*n)++] = &s->runs[i][kind][k];
     }
-  for (int i = 0; i < n; i++) {
-    const double *of_run = medians + i * rounds;
-    *runs[i].time = of_run[runner_fastest_round(of_run, rounds)] / runs[i].n;
-  }
+  return s;
 }
-
 
 // The curve object of curves for one process (i = 0) or several (1).
 static json_t *curve_object(const json_t *curves, int i) {
@@ -154,24 +146,13 @@ bool cli_memory_curves_timed(const json_t *machine, int p) {
   return true;
 }
 
-json_t *cli_memory_curves(int p, int rounds, Calibration *cal) {
-  int ps[2] = {1, p < cli_cores() ? p : cli_cores()}, npv = ps[1] > 1 ? 2 : 1;
-  if (cal->cache_bytes <= 0) return json_array();
-  Arena *a = arena_new();
-  Options base = {.backend = "threads", .has_seed = true, .seed = 1, .repeat = CURVE_REPEAT};
-  CurveRun runs[2 * STREAM_KINDS * NFOOTPRINTS];
-  int p_of[2 * STREAM_KINDS * NFOOTPRINTS];
+json_t *cli_curves_measured(const CurveSet *s, Calibration *cal) {
+  if (!s) return json_array();
   CurveTimes t;
-  int n = 0;
-  progress_begin("probe: compiling the memory curves' kernels", 0);
-  for (int i = 0; i < npv; i++)
-    for (int kind = 0; kind < STREAM_KINDS; kind++) {
-      prepare(a, kind, ps[i], cal->cache_bytes, &base, runs + n, t[i][kind]);
-      for (int k = 0; k < NFOOTPRINTS; k++) p_of[n++] = ps[i];
-    }
-  time_all(a, runs, n, p_of, rounds);
-  for (int i = 0; i < npv; i++)
-    memory_curve_set(&cal->curve[i], ps[i], footprints, t[i][STREAM_LOADS], t[i][STREAM_STORES], NFOOTPRINTS);
-  arena_free(a);
-  return curves_json(cal, t, (bool[2]){true, npv > 1});
+  for (int i = 0; i < s->npv; i++) {
+    for (int kind = 0; kind < STREAM_KINDS; kind++)
+      for (int k = 0; k < NFOOTPRINTS; k++) t[i][kind][k] = s->runs[i][kind][k].seconds / s->n[i][kind][k];
+    memory_curve_set(&cal->curve[i], s->ps[i], footprints, t[i][STREAM_LOADS], t[i][STREAM_STORES], NFOOTPRINTS);
+  }
+  return curves_json(cal, t, (bool[2]){true, s->npv > 1});
 }
