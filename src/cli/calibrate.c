@@ -131,12 +131,12 @@ static double recorded_seconds(const json_t *recorded, const char *program, int 
 // Rounds over all the runs of a probe (--quick: one).
 enum { PROBE_ROUNDS = 3 };
 
-// One run of a calibration program: its counts, and what measures it.
+// One run of a calibration program: what its counts are made of, and how
+// it runs.
 typedef struct CalRun {
-  CalibrationRun run;    // counts (once the shares are known), then seconds
   const CalProgram *cp;  // the program
   ExactResult x;         // its exact costs, which its counts are made of
-  TimedRun timed;        // how it runs (no executable when its time is recorded)
+  TimedRun timed;        // how it runs, its seconds (recorded: no executable)
 } CalRun;
 
 // One program at one size at p: its costs, and its executable or recorded time.
@@ -158,7 +158,7 @@ static CalRun prepare_run(Arena *a, const CalProgram *cp, int size, const Option
   r.timed.what = arena_printf(a, "%s, %s%s", cp->name, opt->defines[0],
                               opt->ndefines > 1 ? arena_printf(a, " %s", opt->defines[1]) : "");
   if (recorded)
-    r.run.seconds = recorded_seconds(recorded, cp->name, p, size);
+    r.timed.seconds = recorded_seconds(recorded, cp->name, p, size);
   else
     r.timed.exe = runner_build(a, prog, pl, opt);
   return r;
@@ -205,18 +205,16 @@ static int prepare_all(Arena *a, const CalTable *tables, int ntables, int sizes,
 }
 
 // Times the runs of ntables tables, and the extra runs as one table more,
-// in the same rounds (interleave), at p on base's backend.
+// in the same rounds (interleave), under a progress line titled title.
 static void time_all(Arena *a, CalRun *all, const int *table_of, int nall, int ntables, TimedRun *const *extra,
-                     int nextra, int p, const Options *base) {
+                     int nextra, int rounds, const char *title) {
   int n = nall + nextra, *tables = arena_calloc(a, (size_t)n + 1, sizeof *tables);
   int *order = arena_calloc(a, (size_t)n + 1, sizeof *order);
   TimedRun **runs = arena_calloc(a, (size_t)n + 1, sizeof *runs);
   for (int i = 0; i < n; i++) tables[i] = i < nall ? table_of[i] : ntables;
   interleave(a, tables, n, ntables + (nextra > 0), order);
   for (int k = 0; k < n; k++) runs[k] = order[k] < nall ? &all[order[k]].timed : extra[order[k] - nall];
-  runner_time_rounds(a, runs, n, base->rounds,
-                     arena_printf(a, "probe: timing the calibration programs at p = %d on %s", p, base->backend));
-  for (int i = 0; i < nall; i++) all[i].run.seconds = all[i].timed.seconds;
+  runner_time_rounds(a, runs, n, rounds, title);
 }
 
 // The runs' counts, with guess's memory shares; their rows into report
@@ -228,7 +226,7 @@ static int count_all(const CalRun *all, const int *table_of, int nall, int ntabl
   for (int k = 0; k < ntables; k++) counts[k] = 0;
   for (int i = 0; i < nall; i++) {
     CalibrationRun r = model_run(&all[i].x, guess);
-    r.seconds = all[i].run.seconds;
+    r.seconds = all[i].timed.seconds;
     if (recorded && r.seconds <= 0) continue;
     json_t *row = json_pack("{s:s, s:i, s:s, s:f}", "program", all[i].cp->name, "p", p, "backend", base->backend,
                             "seconds", r.seconds);
@@ -249,15 +247,26 @@ static int room(const CalTable *tables, int ntables) {
 // Measures each program of each table at each size (at p processes), all
 // in the same rounds (interleave), appending the runs and their report
 // rows, and in counts[k] how many runs table k has; with recorded, the
-// runs it has.
+// runs it has. With curves (and nothing recorded), the memory curves'
+// runs on one process and on curve_p are timed in the same rounds, and
+// their curves, from which the runs' counts take their shares, go into
+// guess and *curves.
 static int measure_all(Arena *a, const CalTable *tables, int ntables, int sizes, const Options *base, int p,
-                       const Calibration *guess, const json_t *recorded, CalibrationRun *runs, json_t *report,
-                       int *counts) {
+                       Calibration *guess, const json_t *recorded, CalibrationRun *runs, json_t *report, int *counts,
+                       int curve_p, json_t **curves) {
   CalRun *all = arena_calloc(a, (size_t)room(tables, ntables), sizeof *all);
   int *table_of = arena_calloc(a, (size_t)room(tables, ntables), sizeof *table_of);
   int nall = prepare_all(a, tables, ntables, sizes, base, p, recorded, all, table_of);
-  if (!recorded) time_all(a, all, table_of, nall, ntables, NULL, 0, p, base);
-  return count_all(all, table_of, nall, ntables, p, base, guess, recorded, runs, report, counts);
+  if (!recorded) {
+    TimedRun **curve_runs = NULL;
+    int ncurve_runs = 0;
+    CurveSet *set = curves ? cli_curve_runs(a, curve_p, guess->cache_bytes, &curve_runs, &ncurve_runs) : NULL;
+    const char *title = arena_printf(a, "probe: timing the calibration programs at p = %d%s on %s", p,
+                                     ncurve_runs ? " and the memory curves" : "", base->backend);
+    time_all(a, all, table_of, nall, ntables, curve_runs, ncurve_runs, base->rounds, title);
+    if (curves) *curves = cli_curves_measured(set, guess);
+  }
+  return count_all(all, table_of, nall, ntables, p, base, guess, recorded != NULL, runs, report, counts);
 }
 
 // The later fit of a unit decides how it was found.
@@ -328,26 +337,15 @@ static const CalTable core_tables[] = {{latency_programs, NLATENCY}, {programs, 
 static const CalTable exchange_tables[] = {{programs, NPROGRAMS}, {in_place_programs, NIN_PLACE}};
 
 // The core's units, fitted to the runs at p = 1 (measured, or looked up in
-// recorded) into guess: the runs go to runs, their rows to report. The
-// memory curves' runs (on one process and on p) are timed in the same
-// rounds, and their curves, from which the runs' counts take their
-// shares, go into guess and *curves (a recorded probe's are in guess
-// already). Returns how many runs, and in *r2 how well the units explain
-// them.
+// recorded) into guess, with the memory curves measured beside them (on
+// one process and on p) into guess and *curves (a recorded probe's are in
+// guess already): the runs go to runs, their rows to report. Returns how
+// many runs, and in *r2 how well the units explain them.
 static int calibrate_core(Arena *a, int sizes, int p, const Options *base, const json_t *recorded,
                           Calibration *guess, CalibrationRun *runs, json_t *report, json_t **curves, double *r2,
                           CalibrationStatus *status) {
-  CalRun *all = arena_calloc(a, (size_t)room(core_tables, 2), sizeof *all);
-  int *table_of = arena_calloc(a, (size_t)room(core_tables, 2), sizeof *table_of), counts[2];
-  int nall = prepare_all(a, core_tables, 2, sizes, base, 1, recorded, all, table_of);
-  if (!recorded) {
-    TimedRun **curve_runs;
-    int ncurve_runs;
-    CurveSet *set = cli_curve_runs(a, p, guess->cache_bytes, &curve_runs, &ncurve_runs);
-    time_all(a, all, table_of, nall, 2, curve_runs, ncurve_runs, 1, base);
-    *curves = cli_curves_measured(set, guess);
-  }
-  count_all(all, table_of, nall, 2, 1, base, guess, recorded, runs, report, counts);
+  int counts[2];
+  measure_all(a, core_tables, 2, sizes, base, 1, guess, recorded, runs, report, counts, p, curves);
   int nlat = counts[0], nthr = counts[1];
   int plain = exits_last(runs + nlat, nthr);
   *status = fit_local(runs, nlat, runs + nlat, plain, guess->unit);
@@ -522,7 +520,7 @@ json_t *cli_calibrate(const char *backend, int p, double s, Calibration caches, 
     // quick probe's one size (16 MB) is not.
     int counts[2];
     int np = measure_all(a, exchange_tables, sizes > 1 ? 2 : 1, sizes, &base, p, &guess, recorded, runs + n, report,
-                         counts);
+                         counts, 0, NULL);
     exchange_status = fit_exchange(runs + n, np, guess.unit);
     n += np;
   }

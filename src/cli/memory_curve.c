@@ -66,13 +66,14 @@ static void prepare(Arena *a, StreamKind kind, int p, double cache, TimedRun *ru
     *r = (TimedRun){.opt = opt, .p = p};
     r->opt.defines = define;
     r->what = arena_printf(a, "%s, %s on %d", prog->src->name, define[0], p);
+    progress_step(0, r->what);
     params = cli_bind_params(a, prog, &r->opt);
     r->exe = runner_build(a, prog, cli_plan(a, prog, params, &r->opt, p, false), &r->opt);
   }
 }
 
 CurveSet *cli_curve_runs(Arena *a, int p, double cache_bytes, TimedRun ***runs, int *n) {
-  *n = 0;
+  *runs = NULL, *n = 0;
   if (cache_bytes <= 0) return NULL;
   CurveSet *s = arena_calloc(a, 1, sizeof *s);
   s->ps[0] = 1, s->ps[1] = p < cli_cores() ? p : cli_cores(), s->npv = s->ps[1] > 1 ? 2 : 1;

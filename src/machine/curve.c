@@ -65,10 +65,9 @@ static double memory_price(const double *footprint, const double *t, int n) {
 // the longer of a loop's core time and its memory time (the shares of its
 // words times their price from memory), and this share gives the kernel
 // its own time wherever it is slower than in the cache (MEMORY_NOISE);
-// else none. Returns its price from memory.
-// A kernel whose own words cost nothing from memory (its price at most
-// its other words'), as flat or noisy times may make it, has none there
-// but at the last point.
+// else none. A kernel whose own words cost nothing from memory (its price
+// at most its other words'), as flat or noisy times may make it, has none
+// but at the last point. Returns its price from memory.
 static double shares_of(const double *footprint, double *t, const double *part, double part_price, int n,
                         double *share) {
   non_decreasing(t, n);

@@ -39,7 +39,10 @@ def problems(m, p=None):
     if p is not None and sorted(c["p"] for c in curves) != sorted({1, min(p, m["cores"])}):
         wrong.append(f"curves on {[c['p'] for c in curves]} processes, not on 1 and min(p, cores)")
     for c in curves:
-        f, per = c["footprint"], c["seconds_per_element"]
+        f, per = c["footprint"], c.get("seconds_per_element")
+        if per is None:
+            wrong.append(f"p = {c['p']}: no seconds_per_element")
+            continue
         if f != FOOTPRINTS:
             wrong.append(f"footprints {f}")
         if not all(len(per[k]) == len(f) == len(c[k]) and all(x > 0 for x in per[k]) for k in ("loads", "stores")):

@@ -118,6 +118,16 @@ for c in m["memory_curves"]:
 print(json.dumps(m))' "$here/machine-refit.json" >"$tmp/curves.json"
 "$vecbsp" probe --refit "$tmp/curves.json" -o "$tmp/curves-out.json" || fail "refit of reordered curves"
 "$here/curve_check.py" "$tmp/curves-out.json" 2 || fail "the refitted curves"
+json 'times = lambda m: {c["p"]: c["seconds_per_element"] for c in m["memory_curves"]}
+sys.exit(times(j[0]) != times(j[1]))' "$tmp/curves-out.json" "$here/machine-refit.json" ||
+  fail "a refitted curve has another p's times"
+json 'm = j[0]; m["memory_curves"][0]["seconds_per_element"]["stores"][3] = 0; print(json.dumps(m))' \
+  "$here/machine-refit.json" >"$tmp/badtimes.json"
+"$vecbsp" probe --refit "$tmp/badtimes.json" -o "$tmp/badtimes-out.json" 2>"$tmp/err.txt" &&
+  fail "a refit of a curve with a zero time"
+grep -qxF "vecbsp: error: the machine file's memory curve on 1 process: \"seconds_per_element\" must have a positive time for each footprint of each stream" \
+  "$tmp/err.txt" || fail "a zero time: $(cat "$tmp/err.txt")"
+[ -e "$tmp/badtimes-out.json" ] && fail "a refused refit wrote its file"
 json 'm = j[0]; c = m["memory_curves"][0]; c.pop("seconds_per_element"); c["loads"] = [0, 0.5, 0.5] + [1] * 7
 print(json.dumps(m))' "$here/machine-refit.json" >"$tmp/untimed.json"
 "$vecbsp" probe --refit "$tmp/untimed.json" -o "$tmp/untimed-out.json" 2>/dev/null || fail "refit of an untimed curve"
