@@ -111,9 +111,11 @@ def ranking(rows, model):
 
 
 def summary(rows, model):
-    """The median and largest |error| of the rows under model ("exact", "paper"), how many are over 25%, and
-    its ranking."""
+    """The median and largest |error| of the rows under model ("exact", "paper"), how many are over 25%, the
+    same median and largest over the rows measured steady (None if there are none), and its ranking."""
     errs = [abs(r[model + "_error"]) for r in rows]
+    steady_errs = [abs(r[model + "_error"]) for r in rows if not r["unsteady"]]
     pairs, right = ranking(rows, model)
     return {"median": statistics.median(errs), "largest": max(errs), "over25": sum(e > 0.25 for e in errs),
-            "pairs": pairs, "right": right}
+            "steady_median": statistics.median(steady_errs) if steady_errs else None,
+            "steady_largest": max(steady_errs, default=None), "pairs": pairs, "right": right}

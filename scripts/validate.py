@@ -373,9 +373,8 @@ def report(configs, started):
             if not rows:
                 continue
             e, pa = summary(rows, "exact"), summary(rows, "paper")
-            steady_errors = [abs(r["exact_error"]) for r in rows if not r["unsteady"]]
-            on_steady = (f"{100 * statistics.median(steady_errors):.1f}%, {100 * max(steady_errors):.1f}%"
-                         if steady_errors else "none")
+            on_steady = (f"{100 * e['steady_median']:.1f}%, {100 * e['steady_largest']:.1f}%"
+                         if e["steady_median"] is not None else "none")
             spreads = [r["spread"] for r in rows]
             lines.append(f"| {cfg['label']} | {which} | {100 * e['median']:.1f}%, "
                          f"{100 * e['largest']:.1f}%, {e['over25']} | {on_steady} | {100 * pa['median']:.1f}%, "

@@ -15,7 +15,6 @@ differently (`vecbsp plan --json`: the inputs' layouts, the regions'
 choices) was measured under one plan only; they are counted."""
 import json
 import os
-import statistics
 import subprocess
 import sys
 
@@ -67,8 +66,8 @@ def refitted(machine, curves):
 
 def line(label, rows, model):
     s = summary(rows, model)
-    steady = [abs(r[model + "_error"]) for r in rows if not r["unsteady"]]
-    on_steady = f"{100 * statistics.median(steady):5.1f}% {100 * max(steady):5.1f}%" if steady else "  -"
+    on_steady = (f"{100 * s['steady_median']:5.1f}% {100 * s['steady_largest']:5.1f}%"
+                 if s["steady_median"] is not None else "  -")
     return (f"  {label:6} median {100 * s['median']:5.1f}%  largest {100 * s['largest']:5.1f}%  over 25% "
             f"{s['over25']:2}  steady: {on_steady}  ranking {s['right']}/{s['pairs']}")
 

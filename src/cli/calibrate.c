@@ -254,8 +254,9 @@ static int room(const CalTable *tables, int ntables) {
 static int measure_all(Arena *a, const CalTable *tables, int ntables, int sizes, const Options *base, int p,
                        Calibration *guess, const json_t *recorded, CalibrationRun *runs, json_t *report, int *counts,
                        int curve_p, json_t **curves) {
-  CalRun *all = arena_calloc(a, (size_t)room(tables, ntables), sizeof *all);
-  int *table_of = arena_calloc(a, (size_t)room(tables, ntables), sizeof *table_of);
+  size_t most = (size_t)room(tables, ntables);
+  CalRun *all = arena_calloc(a, most, sizeof *all);
+  int *table_of = arena_calloc(a, most, sizeof *table_of);
   int nall = prepare_all(a, tables, ntables, sizes, base, p, recorded, all, table_of);
   if (!recorded) {
     TimedRun **curve_runs = NULL;

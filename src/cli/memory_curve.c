@@ -72,11 +72,15 @@ static void prepare(Arena *a, StreamKind kind, int p, double cache, TimedRun *ru
   }
 }
 
+// The processes of a probe's curve of several (at p, on so many cores):
+// none over 1 means it has only the curve of one.
+static int several_processes(int p, int cores) { return p < cores ? p : cores; }
+
 CurveSet *cli_curve_runs(Arena *a, int p, double cache_bytes, TimedRun ***runs, int *n) {
   *runs = NULL, *n = 0;
   if (cache_bytes <= 0) return NULL;
   CurveSet *s = arena_calloc(a, 1, sizeof *s);
-  s->ps[0] = 1, s->ps[1] = p < cli_cores() ? p : cli_cores(), s->npv = s->ps[1] > 1 ? 2 : 1;
+  s->ps[0] = 1, s->ps[1] = several_processes(p, cli_cores()), s->npv = s->ps[1] > 1 ? 2 : 1;
   *runs = arena_calloc(a, 2 * STREAM_KINDS * NFOOTPRINTS, sizeof **runs);
   for (int i = 0; i < s->npv; i++)
     for (int kind = 0; kind < STREAM_KINDS; kind++) {
@@ -141,7 +145,7 @@ json_t *cli_memory_curves_again(const json_t *recorded, Calibration *cal) {
 
 bool cli_memory_curves_timed(const json_t *machine, int p) {
   const json_t *curves = json_object_get(machine, "memory_curves");
-  int several = p > 1 && json_integer_value(json_object_get(machine, "cores")) > 1;
+  int several = several_processes(p, (int)json_integer_value(json_object_get(machine, "cores"))) > 1;
   for (int i = 0; i <= several; i++)
     if (!json_object_get(curve_object(curves, i), "seconds_per_element")) return cli_number(machine, "cache_bytes") <= 0;
   return true;
