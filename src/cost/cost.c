@@ -94,6 +94,7 @@ static void local_counts(const ExactCounts *c, MemoryShares shares, double count
   share(count, CAL_STORES_MEM, CAL_STORES_SHARED, shares.streaming);
   share(count, CAL_UNPACKED_MEM, CAL_UNPACKED_SHARED, shares.streaming);
   count[CAL_VECTORS] = (double)c->vectors;
+  count[CAL_COPIES] = (double)c->copies;
   count[CAL_MULS] = (double)c->muls, count[CAL_LITERAL_DIVS] = (double)c->literal_divs;
   count[CAL_FLOAT_DIVS] = (double)c->float_divs;
   for (int k = 0; k < LAT_CLASSES; k++) count[CAL_LAT_FAST + k] = (double)c->carried[k];

@@ -714,6 +714,7 @@ static Shape *ev(Ex *x, Ir *e) {
     if (v->kind != SH_VEC || v->a->kind != SH_VEC) {
       x->now->loads += array_words(e->ty, len(r));
       x->now->stores += array_words(e->ty, len(r));
+      x->now->copies += len(v);
     }
     return r;
   }

@@ -36,7 +36,7 @@ typedef struct CostConstants {
 // memory's bandwidth; the carried operations by LatClass;
 // the mispredicted loop exits), then the words of h-relations (word_mem:
 // from memory) and the barriers.
-// A process's local time is the largest of its core's terms (op .. acc_store
+// A process's local time is the largest of its core's terms (op .. copy
 // but mul, a *_mem word priced as its in-cache twin), its memory's (the *_mem
 // terms), its latency terms (lat_*) and its multiplier's (mul), plus its
 // mispredicted exits: a loop runs at the pace of its instructions, of its
@@ -45,7 +45,7 @@ typedef struct CostConstants {
 // (docs/cost-model.md, "Calibration").
 enum {
   CAL_OPS, CAL_DIVS, CAL_ELEMS, CAL_LOADS, CAL_STORES, CAL_LOADS_MEM, CAL_STORES_MEM, CAL_UNPACKED, CAL_UNPACKED_MEM, CAL_VECTORS,
-  CAL_MULS, CAL_LITERAL_DIVS, CAL_FLOAT_DIVS, CAL_LOADS_SHARED, CAL_STORES_SHARED, CAL_UNPACKED_SHARED, CAL_ACC_STORES, CAL_ACC_STORES_MEM,
+  CAL_MULS, CAL_LITERAL_DIVS, CAL_FLOAT_DIVS, CAL_LOADS_SHARED, CAL_STORES_SHARED, CAL_UNPACKED_SHARED, CAL_ACC_STORES, CAL_ACC_STORES_MEM, CAL_COPIES,
   CAL_LAT_FAST, CAL_LAT_SELECT, CAL_LAT_MUL, CAL_LAT_DIV, CAL_LAT_FLOAT,
   CAL_EXITS,
   CAL_WORDS, CAL_WORDS_MEM, CAL_BARRIERS, CAL_TERMS

@@ -1537,6 +1537,30 @@ static void test_memory_curve(void) {
   }
 }
 
+// Copies of rows (redconcat), by hand: the prefixes of v are rows of
+// lengths 1..6, which do not lie one after the other, so each is copied by
+// a memcpy of its own (6 copies, their 21 words stored, beside the 12
+// words of the 6 rows' descriptors that inits stores); the rows of a matrix do, and their concatenation is
+// a view (no copy). A copy's start-up is the core's, priced by its unit.
+static void test_copies(void) {
+  Arena *a = arena_new();
+  Program *prefixes = load_text(a, "param n\ninput v : [n]int\nmain = length (redconcat (inits v))\n");
+  ExactResult x;
+  exact_cost(a, prefixes, params_of(a, prefixes, "n=6"), plan_paper(lower_program(prefixes), 1), &x);
+  const ExactCounts *c = &x.steps[x.nsteps - 1].procs[0];
+  CHECK(c->copies == 6 && c->stores == 21 + 12, "inits of 6, concatenated: %lld copies, %lld words stored",
+        (long long)c->copies, (long long)c->stores);
+  Program *rows = load_text(a, "param m n\ninput M : [m][n]int\nmain = length (redconcat M)\n");
+  exact_cost(a, rows, params_of(a, rows, "m=5 n=3"), plan_paper(lower_program(rows), 1), &x);
+  c = &x.steps[x.nsteps - 1].procs[0];
+  CHECK(c->copies == 0 && c->stores == 0, "the rows of a matrix, concatenated: %lld copies, %lld words stored",
+        (long long)c->copies, (long long)c->stores);
+  double unit[CAL_TERMS] = {[CAL_COPIES] = 3, [CAL_MULS] = 5};
+  double t = cost_local_seconds(unit, &(ExactCounts){.copies = 2, .muls = 1}, (MemoryShares){0});
+  CHECK(t == 6, "2 copies at 3 on the core beside a multiplication at 5 on the multiplier: %g, want 6", t);
+  arena_free(a);
+}
+
 static const TestGroup groups[] = {
     {"matvec-paper", test_matvec_paper}, {"matvec-exact", test_matvec_exact}, {"builtins", test_builtins},
     {"exact-blocks", test_exact_blocks}, {"symbolic", test_symbolic},         {"closed-forms", test_closed_forms},     {"errors", test_errors},
@@ -1545,6 +1569,7 @@ static const TestGroup groups[] = {
     {"neighbours", test_neighbours},     {"invariants", test_invariants},
     {"planner", test_planner},           {"twins", test_twins}, {"streaming", test_streaming},               {"monotone", test_monotone},
     {"packed-pairs", test_packed_pairs}, {"memory-curve", test_memory_curve},
+    {"copies", test_copies},
 };
 
 int main(int argc, char **argv) { return run_groups(groups, sizeof groups / sizeof *groups, argc, argv); }
