@@ -96,8 +96,8 @@ typedef struct ExactCounts {
   int64_t stores;  // 8-byte words written to stored arrays (results, copies, packing)
   int64_t unpacked;  // words copied out of received messages (data another core wrote)
   int64_t vectors;   // vectors packed into messages or unpacked from them one by one
-  int64_t copies;    // rows copied by a memcpy each (redconcat of rows that do not lie one after
-                     // the other): a call's start-up, beside the words' loads and stores
+  int64_t copies;    // rows redconcat copies, a memcpy each: a call's start-up, beside the
+                     // words' loads and stores
   int64_t carried[LAT_CLASSES];  // operations on the carried dependencies of loops, by class, times the iterations
   int64_t exits;     // loop exits mispredicted: of long loops whose trip count changed since their last run
   int64_t acc_loads;   // words read from a fold's accumulator that its body overwrites in place

@@ -705,9 +705,10 @@ static Shape *ev(Ex *x, Ir *e) {
     return len(v) ? slice(x, v, 1, len(v)) : v;
   }
   case IR_REDCONCAT: {
-    // Each row's descriptor is read; rows of one length count as lying one
-    // after the other (only the running code can see whether they do),
-    // and their concatenation is a view of them; others are copied.
+    // Each row's descriptor is read. Rows of a regular shape (a matrix's)
+    // count as lying one after the other (only the running code can see
+    // whether they do) and their concatenation is a view of them; others
+    // are copied, a memcpy a row (cg_redconcat).
     Shape *v = ev(x, e->a), *r = redconcat(x, v);
     x->now->elems += len(v);
     x->now->loads += 2 * len(v);
