@@ -296,13 +296,18 @@ int cmd_probe(int argc, char **argv)
     return 0;
 }
 
-/* Was the machine file at path probed with this vecbsp's calibration
- * programs? An earlier version's units fit other programs and counts. */
-static bool probed_by_these_programs(Arena *a, const char *path)
+/* Was the machine file at path probed by this vecbsp: with its calibration
+ * programs, and fitted with every unit it has? An earlier version's units
+ * fit other programs and counts; one without a unit (copy, say) read it as
+ * 0 and priced what it counts in its other units. */
+static bool probed_by_this_version(Arena *a, const char *path)
 {
     json_t *m = json_load_file(path, 0, NULL);
     const char *by = json_string_value(json_object_get(m, "calibration_programs"));
     bool same = by && strcmp(by, cli_calibration_programs(a)) == 0;
+    json_t *units = json_object_get(m, "calibration");
+    for (int t = 0; same && t < CAL_TERMS; t++)
+        same = json_object_get(units, cal_term_names[t]) != NULL;
     json_decref(m);
     return same;
 }
@@ -311,13 +316,13 @@ const char *cli_host_machine(Arena *a, const char *backend, int p)
 {
     const char *path = arena_printf(a, "%s/machine-%s.json", cli_cache_dir(a), machine_name(a, backend, p));
     bool cached = access(path, R_OK) == 0;
-    if (cached && probed_by_these_programs(a, path)) {
+    if (cached && probed_by_this_version(a, path)) {
         fprintf(stderr, "vecbsp: note: predicting for %s, this host's probe (--machine chooses another)\n", path);
         return path;
     }
     if (cached)
-        fprintf(stderr, "vecbsp: note: this host's probe %s was made by another version's calibration programs: "
-                        "probing it again (%s, p = %d; a minute or two)\n", path, backend, p);
+        fprintf(stderr, "vecbsp: note: this host's probe %s was made by another version (its calibration programs or "
+                        "units): probing it again (%s, p = %d; a minute or two)\n", path, backend, p);
     else
         fprintf(stderr, "vecbsp: note: no machine given and this host not probed yet: probing it once (%s, p = %d; "
                         "a minute or two) into %s\n", backend, p, path);

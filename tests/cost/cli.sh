@@ -250,17 +250,23 @@ grep -qx "vecbsp: note: predicting for $host_machine, this host's probe (--machi
   fail "sweep --measure did not say which machine: $(cat "$tmp/host.err")"
 python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["machine"] != "vm-threads-p2")' "$tmp/host.json" ||
   fail "sweep --measure did not predict for this host's probe"
-# A cached probe made by other calibration programs (here, by its mark)
-# is not used: it is probed again, and until that ends, the old file stays
-# as it was (here the probe is stopped after 3 s).
+# A cached probe made by other calibration programs (by its mark), or
+# without one of this version's units (an older model's fit: here its
+# copy), is not used: it is probed again, and until that ends, the old
+# file stays as it was (here the probe is stopped after 3 s).
 mkdir -p "$tmp/stale"
-python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); m["calibration_programs"] = "0123456789abcdef"
-json.dump(m, open(sys.argv[2], "w"))' "$here/machine-refit.json" "$tmp/stale.json"
-cp "$tmp/stale.json" "$tmp/stale/machine-$(hostname)-threads-p2.json"
-VECBSP_CACHE=$tmp/stale timeout 3 "$vecbsp" sweep $mv1 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 1 >/dev/null 2>"$tmp/stale.err"
-grep -q "^vecbsp: note: this host's probe $tmp/stale/machine-$(hostname)-threads-p2.json was made by another version's calibration programs: probing it again" \
-  "$tmp/stale.err" || fail "a stale probe of this host was not probed again: $(cat "$tmp/stale.err")"
-cmp -s "$tmp/stale.json" "$tmp/stale/machine-$(hostname)-threads-p2.json" || fail "the stopped probe changed the file"
+stale() {  # the cached file made from this version's by the Python statement $1
+  python3 -c "import json, sys; m = json.load(open(sys.argv[1])); $1; json.dump(m, open(sys.argv[2], 'w'))" \
+    "$host_machine" "$tmp/stale.json"
+  cp "$tmp/stale.json" "$tmp/stale/machine-$(hostname)-threads-p2.json"
+  VECBSP_CACHE=$tmp/stale timeout 3 "$vecbsp" sweep $mv1 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 1 >/dev/null \
+    2>"$tmp/stale.err"
+  grep -q "^vecbsp: note: this host's probe $tmp/stale/machine-$(hostname)-threads-p2.json was made by another version (its calibration programs or units): probing it again" \
+    "$tmp/stale.err" || fail "a probe of this host ($1) was not probed again: $(cat "$tmp/stale.err")"
+  cmp -s "$tmp/stale.json" "$tmp/stale/machine-$(hostname)-threads-p2.json" || fail "the stopped probe changed the file ($1)"
+}
+stale 'm["calibration_programs"] = "0123456789abcdef"'
+stale 'del m["calibration"]["copy"]'
 "$vecbsp" cost $mv1 -D m=4 -D n=5 --machine "$host_machine" -p 4 >/dev/null 2>"$tmp/p.err" || fail "cost at another p"
 grep -qx "vecbsp: warning: machine vm-threads-p2 was probed at p = 2: its g, l and calibration are used at p = 4 as they are (probe at p = 4 for predictions there)" \
   "$tmp/p.err" || fail "no warning for a machine probed at another p: $(cat "$tmp/p.err")"
