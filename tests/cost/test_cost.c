@@ -1537,6 +1537,15 @@ static void test_memory_curve(void) {
   }
 }
 
+// The counts of process 0 in the last superstep of the program text at
+// params, p = 1, under the paper's plan.
+static ExactCounts last_counts(Arena *a, const char *text, const char *params) {
+  Program *prog = load_text(a, text);
+  ExactResult x;
+  exact_cost(a, prog, params_of(a, prog, params), plan_paper(lower_program(prog), 1), &x);
+  return x.steps[x.nsteps - 1].procs[0];
+}
+
 // Copies of rows (redconcat), by hand: the prefixes of v are rows of
 // lengths 1..6, which do not lie one after the other, so each is copied by
 // a memcpy of its own (6 copies, their 21 words stored, beside the 12
@@ -1548,23 +1557,16 @@ static void test_memory_curve(void) {
 // summed with an operation, not the larger of the two.
 static void test_copies(void) {
   Arena *a = arena_new();
-  Program *prefixes = load_text(a, "param n\ninput v : [n]int\nmain = length (redconcat (inits v))\n");
-  ExactResult x;
-  exact_cost(a, prefixes, params_of(a, prefixes, "n=6"), plan_paper(lower_program(prefixes), 1), &x);
-  const ExactCounts *c = &x.steps[x.nsteps - 1].procs[0];
-  CHECK(c->copies == 6 && c->stores == 21 + 12, "inits of 6, concatenated: %lld copies, %lld words stored",
-        (long long)c->copies, (long long)c->stores);
-  Program *rows = load_text(a, "param m n\ninput M : [m][n]int\nmain = length (redconcat M)\n");
-  exact_cost(a, rows, params_of(a, rows, "m=5 n=3"), plan_paper(lower_program(rows), 1), &x);
-  c = &x.steps[x.nsteps - 1].procs[0];
-  CHECK(c->copies == 0 && c->stores == 0, "the rows of a matrix, concatenated: %lld copies, %lld words stored",
-        (long long)c->copies, (long long)c->stores);
-  Program *inits = load_text(a, "param m n\ninput M : [m][n]int\nmain = length (redconcat (map inits M))\n");
-  exact_cost(a, inits, params_of(a, inits, "m=5 n=3"), plan_paper(lower_program(inits), 1), &x);
-  c = &x.steps[x.nsteps - 1].procs[0];
-  CHECK(c->copies == 5 && c->stores == 2 * 5 * 3 * 2 + 5 * 2,
+  ExactCounts c = last_counts(a, "param n\ninput v : [n]int\nmain = length (redconcat (inits v))\n", "n=6");
+  CHECK(c.copies == 6 && c.stores == 21 + 12, "inits of 6, concatenated: %lld copies, %lld words stored",
+        (long long)c.copies, (long long)c.stores);
+  c = last_counts(a, "param m n\ninput M : [m][n]int\nmain = length (redconcat M)\n", "m=5 n=3");
+  CHECK(c.copies == 0 && c.stores == 0, "the rows of a matrix, concatenated: %lld copies, %lld words stored",
+        (long long)c.copies, (long long)c.stores);
+  c = last_counts(a, "param m n\ninput M : [m][n]int\nmain = length (redconcat (map inits M))\n", "m=5 n=3");
+  CHECK(c.copies == 5 && c.stores == 2 * 5 * 3 * 2 + 5 * 2,
         "the inits of 5 rows of 3, concatenated: %lld copies, %lld words stored (want 70: the 15 descriptors inits "
-        "stores and their copies, the map's 5)", (long long)c->copies, (long long)c->stores);
+        "stores and their copies, the map's 5)", (long long)c.copies, (long long)c.stores);
   double unit[CAL_TERMS] = {[CAL_COPIES] = 3, [CAL_OPS] = 5};
   double t = cost_local_seconds(unit, &(ExactCounts){.copies = 2, .ops = 1}, (MemoryShares){0});
   CHECK(t == 11, "2 copies at 3 beside an operation at 5, both the core's: %g, want 11", t);
