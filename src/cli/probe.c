@@ -296,33 +296,60 @@ int cmd_probe(int argc, char **argv)
     return 0;
 }
 
-/* Was the machine file at path probed by this vecbsp: with its calibration
- * programs, and fitted with every unit it has? An earlier version's units
- * fit other programs and counts; one without a unit (copy, say) read it as
- * 0 and priced what it counts in its other units. */
-static bool probed_by_this_version(Arena *a, const char *path)
+/* Was the machine file m probed with this vecbsp's calibration programs?
+ * An earlier version's programs timed other runs. */
+static bool probed_by_these_programs(Arena *a, const json_t *m)
 {
-    json_t *m = json_load_file(path, 0, NULL);
     const char *by = json_string_value(json_object_get(m, "calibration_programs"));
-    bool same = by && strcmp(by, cli_calibration_programs(a)) == 0;
-    json_t *units = json_object_get(m, "calibration");
-    for (int t = 0; same && t < CAL_TERMS; t++)
-        same = json_object_get(units, cal_term_names[t]) != NULL;
-    json_decref(m);
-    return same;
+    return by && strcmp(by, cli_calibration_programs(a)) == 0;
+}
+
+/* The first unit this version fits that the machine file m's calibration
+ * lacks (an older model's fit, which read it as 0 and priced what it
+ * counts in its other units), or NULL. */
+static const char *missing_unit(const json_t *m)
+{
+    const json_t *units = json_object_get(m, "calibration");
+    for (int t = 0; t < CAL_TERMS; t++)
+        if (!json_object_get(units, cal_term_names[t]))
+            return cal_term_names[t];
+    return NULL;
+}
+
+/* The machine file at path fitted again by this version (its runs were
+ * timed by this version's programs): whether the refit stands as this
+ * version's probe, and then written over it. */
+static bool refitted_in_place(Arena *a, const char *path)
+{
+    struct probe_opts o = {.refit = path, .arena = a};
+    json_t *machine = probe_machine(&o);
+    bool stands = machine && json_object_get(machine, "calibration_programs");
+    if (stands)
+        write_machine(path, machine);
+    json_decref(machine);
+    return stands;
 }
 
 const char *cli_host_machine(Arena *a, const char *backend, int p)
 {
     const char *path = arena_printf(a, "%s/machine-%s.json", cli_cache_dir(a), machine_name(a, backend, p));
     bool cached = access(path, R_OK) == 0;
-    if (cached && probed_by_this_version(a, path)) {
+    json_t *m = cached ? json_load_file(path, 0, NULL) : NULL;
+    bool ours = m && probed_by_these_programs(a, m);
+    const char *missing = ours ? missing_unit(m) : NULL;
+    json_decref(m);
+    if (missing) {
+        fprintf(stderr, "vecbsp: note: this host's probe %s lacks this version's unit %s: fitting it again to its "
+                        "recorded runs\n", path, missing);
+        ours = refitted_in_place(a, path);
+    }
+    if (ours) {
         fprintf(stderr, "vecbsp: note: predicting for %s, this host's probe (--machine chooses another)\n", path);
         return path;
     }
     if (cached)
-        fprintf(stderr, "vecbsp: note: this host's probe %s was made by another version (its calibration programs or "
-                        "units): probing it again (%s, p = %d; a minute or two)\n", path, backend, p);
+        fprintf(stderr, "vecbsp: note: this host's probe %s was made by another version's calibration programs: "
+                        "probing it again (%s, p = %d; a minute or two)\n", path, backend, p);
     else
         fprintf(stderr, "vecbsp: note: no machine given and this host not probed yet: probing it once (%s, p = %d; "
                         "a minute or two) into %s\n", backend, p, path);

@@ -250,23 +250,30 @@ grep -qx "vecbsp: note: predicting for $host_machine, this host's probe (--machi
   fail "sweep --measure did not say which machine: $(cat "$tmp/host.err")"
 python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["machine"] != "vm-threads-p2")' "$tmp/host.json" ||
   fail "sweep --measure did not predict for this host's probe"
-# A cached probe made by other calibration programs (by its mark), or
-# without one of this version's units (an older model's fit: here its
-# copy), is not used: it is probed again, and until that ends, the old
-# file stays as it was (here the probe is stopped after 3 s).
+# A cached probe made by other calibration programs (by its mark) is not
+# used: it is probed again, and until that ends, the old file stays as it
+# was (here the probe is stopped after 3 s). One made by these programs
+# but without one of this version's units (an older model's fit: here its
+# copy) is fitted again to its recorded runs, and used.
 mkdir -p "$tmp/stale"
-stale() {  # the cached file made from this version's by the Python statement $1
-  python3 -c "import json, sys; m = json.load(open(sys.argv[1])); $1; json.dump(m, open(sys.argv[2], 'w'))" \
-    "$host_machine" "$tmp/stale.json"
-  cp "$tmp/stale.json" "$tmp/stale/machine-$(hostname)-threads-p2.json"
-  VECBSP_CACHE=$tmp/stale timeout 3 "$vecbsp" sweep $mv1 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 1 >/dev/null \
-    2>"$tmp/stale.err"
-  grep -q "^vecbsp: note: this host's probe $tmp/stale/machine-$(hostname)-threads-p2.json was made by another version (its calibration programs or units): probing it again" \
-    "$tmp/stale.err" || fail "a probe of this host ($1) was not probed again: $(cat "$tmp/stale.err")"
-  cmp -s "$tmp/stale.json" "$tmp/stale/machine-$(hostname)-threads-p2.json" || fail "the stopped probe changed the file ($1)"
-}
-stale 'm["calibration_programs"] = "0123456789abcdef"'
-stale 'del m["calibration"]["copy"]'
+stale="$tmp/stale/machine-$(hostname)-threads-p2.json"
+python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); m["calibration_programs"] = "0123456789abcdef"
+json.dump(m, open(sys.argv[2], "w"))' "$host_machine" "$tmp/stale.json"
+cp "$tmp/stale.json" "$stale"
+VECBSP_CACHE=$tmp/stale timeout 3 "$vecbsp" sweep $mv1 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 1 >/dev/null 2>"$tmp/stale.err"
+grep -q "^vecbsp: note: this host's probe $stale was made by another version's calibration programs: probing it again" \
+  "$tmp/stale.err" || fail "a stale probe of this host was not probed again: $(cat "$tmp/stale.err")"
+cmp -s "$tmp/stale.json" "$stale" || fail "the stopped probe changed the file"
+python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); del m["calibration"]["copy"]
+json.dump(m, open(sys.argv[2], "w"))' "$host_machine" "$stale"
+VECBSP_CACHE=$tmp/stale "$vecbsp" sweep $mv1 --vary m=3:4:1 -D n=5 -p 2 --measure --repeat 1 >/dev/null 2>"$tmp/stale.err" ||
+  fail "sweep --measure with a probe of this host that lacks a unit: $(cat "$tmp/stale.err")"
+grep -qx "vecbsp: note: this host's probe $stale lacks this version's unit copy: fitting it again to its recorded runs" \
+  "$tmp/stale.err" && grep -qx "vecbsp: note: predicting for $stale, this host's probe (--machine chooses another)" \
+  "$tmp/stale.err" || fail "a probe of this host without copy was not refitted and used: $(cat "$tmp/stale.err")"
+python3 -c 'import json, sys; u = json.load(open(sys.argv[1]))["calibration"]; w = json.load(open(sys.argv[2]))["calibration"]
+sys.exit(not ("copy" in u and abs(u["copy"] - w["copy"]) <= 1e-9 * w["copy"]))' "$stale" "$host_machine" ||
+  fail "the refitted probe of this host has not the copy the same runs give"
 "$vecbsp" cost $mv1 -D m=4 -D n=5 --machine "$host_machine" -p 4 >/dev/null 2>"$tmp/p.err" || fail "cost at another p"
 grep -qx "vecbsp: warning: machine vm-threads-p2 was probed at p = 2: its g, l and calibration are used at p = 4 as they are (probe at p = 4 for predictions there)" \
   "$tmp/p.err" || fail "no warning for a machine probed at another p: $(cat "$tmp/p.err")"
